@@ -1,0 +1,65 @@
+// Findings: what a check tells the user, with evidence and a fix.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocm_doctor {
+
+// Ordered: a higher value is worse.
+enum class Severity { ok = 0, info = 1, warning = 2, error = 3 };
+
+std::string_view to_string(Severity severity);
+std::optional<Severity> parse_severity(std::string_view text);
+
+// Where a finding's judgement came from: a file and what it said, an env
+// variable and its value, a probe and its answer.
+struct Evidence {
+  std::string source;  // "/proc/cmdline", "env HSA_OVERRIDE_GFX_VERSION", "probe hip"
+  std::string value;   // the relevant value or line, trimmed
+};
+
+// A fix the user can paste. The doctor never runs it.
+struct Fix {
+  std::string description;
+  std::vector<std::string> commands;  // exact shell commands, already quoted
+  bool needs_root = false;
+  bool needs_reboot = false;
+  bool needs_relogin = false;
+  std::string verify;  // command that confirms the fix, e.g. "rocm-doctor --only access"
+};
+
+struct Finding {
+  std::string id;  // stable dotted id, e.g. "access.relogin-required"
+  Severity severity = Severity::info;
+  std::string summary;  // one line
+  std::string detail;   // why it matters
+  std::vector<Evidence> evidence;
+  std::vector<Fix> fixes;
+
+  // Fluent helpers keep check code short and readable.
+  Finding& because(std::string text) {
+    detail = std::move(text);
+    return *this;
+  }
+  Finding& with_evidence(std::string source, std::string value) {
+    evidence.push_back({std::move(source), std::move(value)});
+    return *this;
+  }
+  Finding& with_fix(Fix fix) {
+    fixes.push_back(std::move(fix));
+    return *this;
+  }
+};
+
+inline Finding make_finding(std::string id, Severity severity, std::string summary) {
+  Finding finding;
+  finding.id = std::move(id);
+  finding.severity = severity;
+  finding.summary = std::move(summary);
+  return finding;
+}
+
+}  // namespace rocm_doctor

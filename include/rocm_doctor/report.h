@@ -1,0 +1,64 @@
+// The result of a run: what every output format renders.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rocm_doctor/finding.h"
+
+namespace rocm_doctor {
+
+enum class CheckStatus { ok, info, warning, error, skipped, internal_error };
+std::string_view to_string(CheckStatus status);
+
+struct CheckResult {
+  std::string id;
+  std::string title;
+  CheckStatus status = CheckStatus::ok;
+  double duration_ms = 0;
+  std::vector<Finding> findings;
+  std::string skipped_reason;  // when status == skipped
+  std::string internal_error;  // when status == internal_error
+};
+
+struct HostSummary {
+  std::string hostname;
+  std::string os;  // PRETTY_NAME
+  std::string os_id;
+  std::string os_version;
+  std::string kernel;
+  std::string container;  // runtime name, empty when not in a container
+  bool wsl = false;
+};
+
+struct Report {
+  std::string tool_version;
+  std::string generated_at;  // RFC 3339, UTC
+  std::string source;        // "live" or "snapshot"
+  HostSummary host;
+  std::vector<CheckResult> checks;
+  // Extra top-level sections contributed by later stages (e.g. "gpus").
+  std::map<std::string, nlohmann::ordered_json> sections;
+};
+
+struct SeverityCounts {
+  int ok = 0;
+  int info = 0;
+  int warning = 0;
+  int error = 0;
+  int skipped = 0;
+  int internal_error = 0;
+};
+
+SeverityCounts count_findings(const Report& report);
+// The worst severity among all findings (ok when there are none).
+Severity worst_severity(const Report& report);
+
+// The CLI's documented exit codes.
+enum class ExitCode : int { ok = 0, findings = 1, usage = 2, internal = 3 };
+ExitCode exit_code_for(const Report& report, Severity fail_on);
+
+}  // namespace rocm_doctor

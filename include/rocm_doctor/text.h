@@ -1,0 +1,36 @@
+// Small pure helpers for the text formats sysfs, /proc and /etc use.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocm_doctor {
+
+std::string_view trim(std::string_view text);
+// Splits on `separator`; keeps empty fields.
+std::vector<std::string_view> split(std::string_view text, char separator);
+// Splits on runs of spaces and tabs; never yields empty fields.
+std::vector<std::string_view> split_words(std::string_view text);
+std::vector<std::string_view> lines(std::string_view text);
+
+std::optional<std::uint64_t> parse_uint(std::string_view text, int base = 10);
+std::optional<std::int64_t> parse_int(std::string_view text);
+
+// "KEY=value" / KEY="quoted value" files such as /etc/os-release.
+std::map<std::string, std::string> parse_env_file(std::string_view text);
+// "key value" lines such as KFD topology `properties`; unparseable lines are skipped.
+std::map<std::string, std::string> parse_key_value_lines(std::string_view text);
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+
+// Levenshtein distance, for "did you mean ...?" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+// The closest candidate within `max_distance`, if any.
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates,
+                                         std::size_t max_distance);
+
+}  // namespace rocm_doctor

@@ -1,0 +1,66 @@
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "cli/cli.h"
+#include "host/live_host.h"
+#include "host/recording_host.h"
+#include "version.h"
+
+namespace rocm_doctor {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+tl::expected<void, std::string> ensure_free(const fs::path& directory) {
+  std::error_code error;
+  if (!fs::exists(fs::symlink_status(directory, error))) return {};
+  if (fs::is_directory(fs::symlink_status(directory, error)) && fs::is_empty(directory, error)) return {};
+  return tl::unexpected(directory.string() + ": already exists and is not empty (capture never overwrites)");
+}
+
+}  // namespace
+
+int capture_command(const std::string& directory, const RunCommandOptions& options) {
+  const fs::path target(directory);
+  if (auto free = ensure_free(target); !free) return usage_error(free.error());
+  auto checks = select_checks(options.selection);
+  if (!checks) return usage_error(checks.error());
+
+  // Record into a sibling temporary folder, then rename: a capture that
+  // fails half-way never leaves a half-written snapshot behind.
+  const auto parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code error;
+  fs::create_directories(parent, error);
+  std::string temp_template = (parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  if (::mkdtemp(temp_template.data()) == nullptr) {
+    return usage_error(fmt::format("cannot create a folder beside {}: {}", directory, std::strerror(errno)));
+  }
+  const fs::path temp(temp_template);
+
+  LiveHost live;
+  RecordingHost recorder(live, temp);
+  const Report report = run_checks(recorder, options.run, *checks);
+  auto finished = recorder.finish(report.generated_at, std::string("rocm-doctor ") + kVersion);
+  if (finished) {
+    fs::remove(target, error);  // only an empty folder can be here (checked above)
+    fs::rename(temp, target, error);
+  }
+  if (!finished || error) {
+    fs::remove_all(temp, error);
+    fmt::print(stderr, "rocm-doctor: capture failed: {}\n", finished ? error.message() : finished.error());
+    return static_cast<int>(ExitCode::internal);
+  }
+  fs::permissions(target, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec, error);
+  const auto counts = count_findings(report);
+  fmt::print("Snapshot of this machine written to {} ({} errors, {} warnings).\n", directory, counts.error,
+             counts.warning);
+  fmt::print("Replay it with: rocm-doctor --replay {}\n", directory);
+  return 0;
+}
+
+}  // namespace rocm_doctor

@@ -1,0 +1,35 @@
+// The command line: parses options and dispatches to the subcommands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/runner.h"
+#include "render/render.h"
+
+namespace rocm_doctor {
+
+struct RunCommandOptions {
+  std::string replay;  // snapshot folder; empty: the live machine
+  std::string format = "text";
+  bool json = false;
+  std::string output;
+  Selection selection;
+  bool list_checks = false;
+  std::string fail_on = "error";
+  bool no_color = false;
+  bool verbose = false;
+  RunOptions run;
+};
+
+int cli_main(int argc, char** argv);
+
+int run_command(const RunCommandOptions& options);
+int capture_command(const std::string& directory, const RunCommandOptions& options);
+int explain_command(const std::string& id);
+int list_checks_command();
+
+// Prints "rocm-doctor: <message>" to stderr and returns the usage exit code.
+int usage_error(const std::string& message);
+
+}  // namespace rocm_doctor

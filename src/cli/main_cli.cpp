@@ -1,0 +1,88 @@
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/cli.h"
+#include "version.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+void setup_logging(bool verbose) {
+  // stdout carries only the report; every log line goes to stderr.
+  auto logger = spdlog::stderr_color_mt("rocm-doctor");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("rocm-doctor: %^%l%$: %v");
+  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
+}
+
+std::string version_text() {
+  return fmt::format("rocm-doctor {} (commit {}, {} build)", kVersion, kGitCommit, kBuildType);
+}
+
+void add_run_options(CLI::App& app, RunCommandOptions& options) {
+  app.add_option("--replay", options.replay, "Diagnose a captured snapshot folder instead of this machine");
+  app.add_option("--format", options.format, "Report format")->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--json", options.json, "Same as --format json");
+  app.add_option("-o,--output", options.output, "Write the report to FILE (atomically) instead of stdout");
+  app.add_option("--only", options.selection.only, "Run only these checks (comma-separated ids)")->delimiter(',');
+  app.add_option("--skip", options.selection.skip, "Skip these checks (comma-separated ids)")->delimiter(',');
+  app.add_flag("--list-checks", options.list_checks, "List the available checks and exit");
+  app.add_option("--fail-on", options.fail_on, "Exit 1 when a finding is at or above this severity")
+      ->check(CLI::IsMember({"error", "warning"}));
+  app.add_flag("--no-color", options.no_color, "Never color the text report (NO_COLOR is honoured too)");
+  app.add_flag("-v,--verbose", options.verbose, "Log what the doctor does to stderr and show every detail");
+  app.add_flag("--image", options.run.image_mode,
+               "Checking a container image at build time: no GPU or driver is expected");
+  app.add_option("--target-gfx", options.run.target_gfx,
+                 "gfx targets the image is meant for, e.g. gfx942,gfx1100 (used when no GPU is present)")
+      ->delimiter(',');
+}
+
+}  // namespace
+
+int usage_error(const std::string& message) {
+  fmt::print(stderr, "rocm-doctor: {}\n", message);
+  return static_cast<int>(ExitCode::usage);
+}
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"rocm-doctor: diagnoses a Linux machine's ROCm setup and says how to fix it.", "rocm-doctor"};
+  app.set_version_flag("--version", version_text());
+  app.footer(
+      "Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,\n"
+      "            2 usage or input error, 3 the doctor itself failed.");
+  RunCommandOptions options;
+  add_run_options(app, options);
+  app.require_subcommand(0, 1);
+
+  auto* check = app.add_subcommand("check", "Run the checks (the default)");
+  check->fallthrough();
+  std::string capture_dir;
+  auto* capture = app.add_subcommand("capture", "Save a replayable snapshot of this machine to DIR");
+  capture->add_option("DIR", capture_dir, "Folder to create (must not exist, or be empty)")->required();
+  capture->fallthrough();
+  std::string explain_id;
+  auto* explain = app.add_subcommand("explain", "Explain a finding id or a check id");
+  explain->add_option("ID", explain_id, "e.g. access.relogin-required")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+  }
+  if (options.json) options.format = "json";
+  setup_logging(options.verbose);
+
+  if (*explain) return explain_command(explain_id);
+  if (options.list_checks) return list_checks_command();
+  if (*capture) return capture_command(capture_dir, options);
+  return run_command(options);
+}
+
+}  // namespace rocm_doctor

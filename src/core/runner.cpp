@@ -1,0 +1,125 @@
+#include "core/runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include "rocm_doctor/system_facts.h"
+#include "rocm_doctor/text.h"
+#include "version.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+std::vector<std::string> all_check_ids() {
+  std::vector<std::string> ids;
+  for (const Check* check : registered_checks()) ids.emplace_back(check->id());
+  return ids;
+}
+
+tl::expected<void, std::string> validate_ids(const std::vector<std::string>& ids, const char* option) {
+  const auto known = all_check_ids();
+  for (const auto& id : ids) {
+    if (find_check(id) != nullptr) continue;
+    std::string message = std::string(option) + ": unknown check '" + id + "'";
+    if (auto suggestion = closest_match(id, known, std::max<std::size_t>(1, id.size() / 3))) message += " (did you mean '" + *suggestion + "'?)";
+    message += "; see --list-checks";
+    return tl::unexpected(message);
+  }
+  return {};
+}
+
+CheckStatus status_from(const std::vector<Finding>& findings) {
+  Severity worst = Severity::ok;
+  for (const auto& finding : findings) worst = std::max(worst, finding.severity);
+  switch (worst) {
+    case Severity::ok: return CheckStatus::ok;
+    case Severity::info: return CheckStatus::info;
+    case Severity::warning: return CheckStatus::warning;
+    case Severity::error: return CheckStatus::error;
+  }
+  return CheckStatus::error;
+}
+
+}  // namespace
+
+tl::expected<std::vector<const Check*>, std::string> select_checks(const Selection& selection) {
+  if (auto valid = validate_ids(selection.only, "--only"); !valid) return tl::unexpected(valid.error());
+  if (auto valid = validate_ids(selection.skip, "--skip"); !valid) return tl::unexpected(valid.error());
+  const std::set<std::string> only(selection.only.begin(), selection.only.end());
+  const std::set<std::string> skip(selection.skip.begin(), selection.skip.end());
+  std::vector<const Check*> chosen;
+  for (const Check* check : registered_checks()) {
+    const std::string id(check->id());
+    if ((only.empty() || only.contains(id)) && !skip.contains(id)) chosen.push_back(check);
+  }
+  return chosen;
+}
+
+CheckResult run_check(const Check& check, const CheckContext& ctx) {
+  CheckResult result;
+  result.id = check.id();
+  result.title = check.title();
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    auto outcome = check.run(ctx);
+    if (outcome.skipped_reason) {
+      result.status = CheckStatus::skipped;
+      result.skipped_reason = *outcome.skipped_reason;
+    } else {
+      result.findings = std::move(outcome.findings);
+      result.status = status_from(result.findings);
+    }
+  } catch (const std::exception& error) {
+    result.status = CheckStatus::internal_error;
+    result.internal_error = error.what();
+    spdlog::error("check '{}' failed: {}", result.id, error.what());
+  } catch (...) {
+    result.status = CheckStatus::internal_error;
+    result.internal_error = "unknown exception";
+    spdlog::error("check '{}' failed with an unknown exception", result.id);
+  }
+  result.duration_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  spdlog::debug("check '{}': {} in {:.2f} ms", result.id, to_string(result.status), result.duration_ms);
+  return result;
+}
+
+HostSummary summarize_host(const Host& host) {
+  const auto facts = SystemFacts::collect(host);
+  HostSummary summary;
+  summary.hostname = facts.hostname;
+  summary.os = facts.os_pretty_name;
+  summary.os_id = facts.os_id;
+  summary.os_version = facts.os_version_id;
+  summary.kernel = facts.kernel_release;
+  summary.container = facts.container;
+  summary.wsl = facts.wsl;
+  return summary;
+}
+
+std::string utc_timestamp() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+Report run_checks(const Host& host, const RunOptions& options, const std::vector<const Check*>& checks) {
+  Report report;
+  report.tool_version = kVersion;
+  report.generated_at = utc_timestamp();
+  report.source = std::string(host.source());
+  report.host = summarize_host(host);
+  const CheckContext ctx(host, options);
+  for (const Check* check : checks) report.checks.push_back(run_check(*check, ctx));
+  return report;
+}
+
+}  // namespace rocm_doctor

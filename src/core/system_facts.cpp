@@ -1,0 +1,79 @@
+#include "rocm_doctor/system_facts.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string result(text);
+  std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return std::tolower(c); });
+  return result;
+}
+
+std::string read_or_empty(const Host& host, std::string_view path) { return host.read_trimmed(path).value_or(""); }
+
+// Container runtimes leave well-known marks; the first match wins.
+std::string detect_container(const Host& host) {
+  if (host.env("KUBERNETES_SERVICE_HOST") || host.exists("/var/run/secrets/kubernetes.io/serviceaccount")) {
+    return "kubernetes";
+  }
+  if (host.exists("/run/.containerenv")) return "podman";
+  if (host.exists("/.dockerenv")) return "docker";
+  if (host.env("APPTAINER_CONTAINER") || host.env("SINGULARITY_CONTAINER") || host.exists("/.singularity.d")) {
+    return "apptainer";
+  }
+  const auto cgroup = read_or_empty(host, "/proc/1/cgroup");
+  if (cgroup.find("/docker/") != std::string::npos || cgroup.find("docker-") != std::string::npos) return "docker";
+  if (cgroup.find("/lxc/") != std::string::npos || host.env("container") == "lxc") return "lxc";
+  if (host.env("container") == "podman") return "podman";
+  return "";
+}
+
+}  // namespace
+
+bool mentions_wsl(std::string_view kernel_text) {
+  const auto text = lower(kernel_text);
+  return text.find("microsoft") != std::string::npos || text.find("wsl") != std::string::npos;
+}
+
+SystemFacts SystemFacts::collect(const CheckContext& ctx) { return collect(ctx.host()); }
+
+SystemFacts SystemFacts::collect(const Host& host) {
+  SystemFacts facts;
+  auto os_release = host.read_file("/etc/os-release", kDefaultReadLimit);
+  if (!os_release) os_release = host.read_file("/usr/lib/os-release", kDefaultReadLimit);
+  if (os_release) {
+    const auto values = parse_env_file(*os_release);
+    const auto get = [&](const char* key) {
+      const auto it = values.find(key);
+      return it == values.end() ? std::string() : it->second;
+    };
+    facts.os_id = get("ID");
+    facts.os_id_like = get("ID_LIKE");
+    facts.os_version_id = get("VERSION_ID");
+    facts.os_pretty_name = get("PRETTY_NAME");
+    if (facts.os_pretty_name.empty()) {
+      const auto name_and_version = get("NAME") + " " + get("VERSION");
+      facts.os_pretty_name = std::string(trim(name_and_version));
+    }
+  }
+  facts.kernel_version = read_or_empty(host, "/proc/version");
+  facts.kernel_release = read_or_empty(host, "/proc/sys/kernel/osrelease");
+  if (facts.kernel_release.empty()) {
+    // "Linux version 6.1.0-18-amd64 (debian-kernel@...) ..."
+    const auto words = split_words(facts.kernel_version);
+    if (words.size() >= 3 && words[0] == "Linux" && words[1] == "version") facts.kernel_release = words[2];
+  }
+  facts.hostname = read_or_empty(host, "/proc/sys/kernel/hostname");
+  if (facts.hostname.empty()) facts.hostname = read_or_empty(host, "/etc/hostname");
+  facts.wsl = mentions_wsl(facts.kernel_release) || mentions_wsl(facts.kernel_version) || host.exists("/dev/dxg");
+  facts.container = detect_container(host);
+  return facts;
+}
+
+}  // namespace rocm_doctor

@@ -1,0 +1,38 @@
+#include "rocm_doctor/host.h"
+
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+bool Host::exists(std::string_view path) const { return stat_node(path).has_value(); }
+
+HostResult<std::string> Host::read_trimmed(std::string_view path) const {
+  return read_file(path, kDefaultReadLimit).map([](const std::string& text) { return std::string(trim(text)); });
+}
+
+std::string_view to_string(HostErrorKind kind) {
+  switch (kind) {
+    case HostErrorKind::not_found: return "not found";
+    case HostErrorKind::permission_denied: return "permission denied";
+    case HostErrorKind::not_a_directory: return "not a directory";
+    case HostErrorKind::not_a_link: return "not a symbolic link";
+    case HostErrorKind::too_large: return "too large";
+    case HostErrorKind::loop: return "too many levels of symbolic links";
+    case HostErrorKind::io: return "I/O error";
+  }
+  return "unknown error";
+}
+
+std::string_view to_string(EntryType type) {
+  switch (type) {
+    case EntryType::file: return "file";
+    case EntryType::directory: return "dir";
+    case EntryType::symlink: return "symlink";
+    case EntryType::char_device: return "char";
+    case EntryType::block_device: return "block";
+    case EntryType::other: return "other";
+  }
+  return "other";
+}
+
+}  // namespace rocm_doctor

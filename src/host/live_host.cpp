@@ -1,0 +1,246 @@
+#include "host/live_host.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace rocm_doctor {
+
+HostError host_error_from_errno(int error_number, std::string_view path) {
+  HostErrorKind kind = HostErrorKind::io;
+  switch (error_number) {
+    case ENOENT: kind = HostErrorKind::not_found; break;
+    case EACCES:
+    case EPERM: kind = HostErrorKind::permission_denied; break;
+    case ENOTDIR: kind = HostErrorKind::not_a_directory; break;
+    case ELOOP: kind = HostErrorKind::loop; break;
+    case EINVAL: kind = HostErrorKind::not_a_link; break;
+    default: break;
+  }
+  return HostError{kind, std::string(path) + ": " + std::strerror(error_number)};
+}
+
+EntryType entry_type_from_mode(unsigned mode) {
+  if (S_ISREG(mode)) return EntryType::file;
+  if (S_ISDIR(mode)) return EntryType::directory;
+  if (S_ISLNK(mode)) return EntryType::symlink;
+  if (S_ISCHR(mode)) return EntryType::char_device;
+  if (S_ISBLK(mode)) return EntryType::block_device;
+  return EntryType::other;
+}
+
+namespace {
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::optional<GroupEntry> to_group_entry(const group* entry) {
+  if (entry == nullptr) return std::nullopt;
+  GroupEntry result{entry->gr_name, entry->gr_gid, {}};
+  for (char** member = entry->gr_mem; member != nullptr && *member != nullptr; ++member) {
+    result.members.emplace_back(*member);
+  }
+  return result;
+}
+
+// getgr*_r with a buffer that grows until the entry fits.
+template <typename Lookup>
+std::optional<GroupEntry> lookup_group(Lookup lookup) {
+  std::vector<char> buffer(4096);
+  while (buffer.size() <= (1U << 24)) {
+    group entry{};
+    group* result = nullptr;
+    const int rc = lookup(&entry, buffer.data(), buffer.size(), &result);
+    if (rc == ERANGE) {
+      buffer.resize(buffer.size() * 4);
+      continue;
+    }
+    return rc == 0 ? to_group_entry(result) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+template <typename Lookup>
+std::optional<UserEntry> lookup_user(Lookup lookup) {
+  std::vector<char> buffer(4096);
+  while (buffer.size() <= (1U << 24)) {
+    passwd entry{};
+    passwd* result = nullptr;
+    const int rc = lookup(&entry, buffer.data(), buffer.size(), &result);
+    if (rc == ERANGE) {
+      buffer.resize(buffer.size() * 4);
+      continue;
+    }
+    if (rc != 0 || result == nullptr) return std::nullopt;
+    return UserEntry{result->pw_name, result->pw_uid, result->pw_gid, result->pw_dir, result->pw_shell};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> measured_access(const std::string& path) {
+  const bool can_read = ::faccessat(AT_FDCWD, path.c_str(), R_OK, AT_EACCESS) == 0;
+  const bool can_write = ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0;
+  if (can_read && can_write) return "rw";
+  if (can_read) return "r";
+  if (can_write) return "w";
+  return "none";
+}
+
+}  // namespace
+
+LiveHost::LiveHost(ProbeLookup probes) : probes_(std::move(probes)) {}
+
+HostResult<std::string> LiveHost::read_file(std::string_view path, std::size_t max_bytes) const {
+  const std::string file(path);
+  // O_NONBLOCK: a FIFO or a character device must not hang the doctor.
+  FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (fd.get() < 0) return tl::unexpected(host_error_from_errno(errno, path));
+  struct stat info {};
+  if (::fstat(fd.get(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return tl::unexpected(HostError{HostErrorKind::io, file + ": is a directory"});
+  }
+  std::string content;
+  char chunk[8192];
+  while (true) {
+    const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;
+      return tl::unexpected(host_error_from_errno(errno, path));
+    }
+    if (got == 0) break;
+    if (content.size() + static_cast<std::size_t>(got) > max_bytes) {
+      return tl::unexpected(
+          HostError{HostErrorKind::too_large, file + ": larger than " + std::to_string(max_bytes) + " bytes"});
+    }
+    content.append(chunk, static_cast<std::size_t>(got));
+  }
+  return content;
+}
+
+HostResult<std::vector<DirEntry>> LiveHost::list_dir(std::string_view path) const {
+  const std::string dir_path(path);
+  DIR* dir = ::opendir(dir_path.c_str());
+  if (dir == nullptr) return tl::unexpected(host_error_from_errno(errno, path));
+  std::vector<DirEntry> entries;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat info {};
+    const std::string full = dir_path + "/" + std::string(name);
+    EntryType type = EntryType::other;
+    if (::lstat(full.c_str(), &info) == 0) type = entry_type_from_mode(info.st_mode);
+    entries.push_back({std::string(name), type});
+  }
+  ::closedir(dir);
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return entries;
+}
+
+HostResult<std::string> LiveHost::read_link(std::string_view path) const {
+  const std::string link(path);
+  std::vector<char> buffer(4096);
+  const ssize_t length = ::readlink(link.c_str(), buffer.data(), buffer.size());
+  if (length < 0) return tl::unexpected(host_error_from_errno(errno, path));
+  return std::string(buffer.data(), static_cast<std::size_t>(length));
+}
+
+HostResult<NodeInfo> LiveHost::stat_node(std::string_view path) const {
+  const std::string node(path);
+  struct stat info {};
+  if (::stat(node.c_str(), &info) != 0) return tl::unexpected(host_error_from_errno(errno, path));
+  NodeInfo result;
+  result.type = entry_type_from_mode(info.st_mode);
+  result.mode = info.st_mode & 07777U;
+  result.uid = info.st_uid;
+  result.gid = info.st_gid;
+  result.has_acl = ::getxattr(node.c_str(), "system.posix_acl_access", nullptr, 0) > 0;
+  if (result.type == EntryType::char_device || result.type == EntryType::block_device) {
+    result.access = measured_access(node);
+  }
+  return result;
+}
+
+std::optional<std::string> LiveHost::env(std::string_view name) const {
+  const char* value = std::getenv(std::string(name).c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+std::vector<std::string> LiveHost::env_names() const {
+  std::vector<std::string> names;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text = *entry;
+    names.emplace_back(text.substr(0, text.find('=')));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Identity LiveHost::identity() const {
+  Identity identity;
+  identity.uid = ::geteuid();
+  identity.gid = ::getegid();
+  const int count = ::getgroups(0, nullptr);
+  std::vector<gid_t> groups(static_cast<std::size_t>(std::max(count, 0)));
+  const int got = count > 0 ? ::getgroups(count, groups.data()) : 0;
+  groups.resize(static_cast<std::size_t>(std::max(got, 0)));
+  identity.groups.assign(groups.begin(), groups.end());
+  if (std::find(identity.groups.begin(), identity.groups.end(), identity.gid) == identity.groups.end()) {
+    identity.groups.push_back(identity.gid);
+  }
+  const auto user = lookup_user([&](passwd* entry, char* buffer, std::size_t size, passwd** result) {
+    return ::getpwuid_r(identity.uid, entry, buffer, size, result);
+  });
+  if (user) identity.user = user->name;
+  return identity;
+}
+
+std::optional<GroupEntry> LiveHost::group_by_gid(std::uint32_t gid) const {
+  return lookup_group([&](group* entry, char* buffer, std::size_t size, group** result) {
+    return ::getgrgid_r(gid, entry, buffer, size, result);
+  });
+}
+
+std::optional<GroupEntry> LiveHost::group_by_name(std::string_view name) const {
+  const std::string group_name(name);
+  return lookup_group([&](group* entry, char* buffer, std::size_t size, group** result) {
+    return ::getgrnam_r(group_name.c_str(), entry, buffer, size, result);
+  });
+}
+
+std::optional<UserEntry> LiveHost::user_by_name(std::string_view name) const {
+  const std::string user_name(name);
+  return lookup_user([&](passwd* entry, char* buffer, std::size_t size, passwd** result) {
+    return ::getpwnam_r(user_name.c_str(), entry, buffer, size, result);
+  });
+}
+
+std::optional<nlohmann::json> LiveHost::probe(std::string_view name) const {
+  if (!probes_) return std::nullopt;
+  return probes_(name);
+}
+
+}  // namespace rocm_doctor

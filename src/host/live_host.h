@@ -1,0 +1,39 @@
+// The real machine, read-only.
+#pragma once
+
+#include <functional>
+
+#include "rocm_doctor/host.h"
+
+namespace rocm_doctor {
+
+// Answers probe(name) on a live run; supplied by the probe runner.
+using ProbeLookup = std::function<std::optional<nlohmann::json>(std::string_view)>;
+
+class LiveHost final : public Host {
+ public:
+  explicit LiveHost(ProbeLookup probes = {});
+
+  [[nodiscard]] std::string_view source() const override { return "live"; }
+  [[nodiscard]] HostResult<std::string> read_file(std::string_view path, std::size_t max_bytes) const override;
+  [[nodiscard]] HostResult<std::vector<DirEntry>> list_dir(std::string_view path) const override;
+  [[nodiscard]] HostResult<std::string> read_link(std::string_view path) const override;
+  [[nodiscard]] HostResult<NodeInfo> stat_node(std::string_view path) const override;
+  [[nodiscard]] std::optional<std::string> env(std::string_view name) const override;
+  [[nodiscard]] std::vector<std::string> env_names() const override;
+  [[nodiscard]] Identity identity() const override;
+  [[nodiscard]] std::optional<GroupEntry> group_by_gid(std::uint32_t gid) const override;
+  [[nodiscard]] std::optional<GroupEntry> group_by_name(std::string_view name) const override;
+  [[nodiscard]] std::optional<UserEntry> user_by_name(std::string_view name) const override;
+  [[nodiscard]] std::optional<nlohmann::json> probe(std::string_view name) const override;
+
+ private:
+  ProbeLookup probes_;
+};
+
+// Maps an errno value from an operation on `path` to a HostError.
+HostError host_error_from_errno(int error_number, std::string_view path);
+// Converts st_mode's file type bits.
+EntryType entry_type_from_mode(unsigned mode);
+
+}  // namespace rocm_doctor

@@ -1,0 +1,74 @@
+#include "render/render.h"
+#include "version.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json fix_to_json(const Fix& fix) {
+  return {{"description", fix.description}, {"commands", fix.commands},     {"needs_root", fix.needs_root},
+          {"needs_reboot", fix.needs_reboot}, {"needs_relogin", fix.needs_relogin}, {"verify", fix.verify}};
+}
+
+Json finding_to_json(const Finding& finding) {
+  Json evidence = Json::array();
+  for (const auto& item : finding.evidence) evidence.push_back({{"source", item.source}, {"value", item.value}});
+  Json fixes = Json::array();
+  for (const auto& fix : finding.fixes) fixes.push_back(fix_to_json(fix));
+  return {{"id", finding.id},         {"severity", to_string(finding.severity)},
+          {"summary", finding.summary}, {"detail", finding.detail},
+          {"evidence", evidence},       {"fix", fixes}};
+}
+
+Json check_to_json(const CheckResult& check) {
+  Json findings = Json::array();
+  for (const auto& finding : check.findings) findings.push_back(finding_to_json(finding));
+  Json result = {{"id", check.id},
+                 {"title", check.title},
+                 {"status", to_string(check.status)},
+                 {"duration_ms", check.duration_ms},
+                 {"findings", findings}};
+  if (check.status == CheckStatus::skipped) result["skipped_reason"] = check.skipped_reason;
+  if (check.status == CheckStatus::internal_error) result["internal_error"] = check.internal_error;
+  return result;
+}
+
+}  // namespace
+
+nlohmann::ordered_json report_to_json(const Report& report) {
+  const auto counts = count_findings(report);
+  Json checks = Json::array();
+  for (const auto& check : report.checks) checks.push_back(check_to_json(check));
+  Json result = {
+      {"schema", kReportSchema},
+      {"schema_version", kReportSchemaVersion},
+      {"tool", {{"name", "rocm-doctor"}, {"version", report.tool_version}, {"commit", kGitCommit}}},
+      {"generated_at", report.generated_at},
+      {"source", report.source},
+      {"host",
+       {{"hostname", report.host.hostname},
+        {"os", report.host.os},
+        {"os_id", report.host.os_id},
+        {"os_version", report.host.os_version},
+        {"kernel", report.host.kernel},
+        {"container", report.host.container.empty() ? Json(nullptr) : Json(report.host.container)},
+        {"wsl", report.host.wsl}}},
+      {"summary",
+       {{"ok", counts.ok},
+        {"info", counts.info},
+        {"warning", counts.warning},
+        {"error", counts.error},
+        {"skipped_checks", counts.skipped},
+        {"internal_errors", counts.internal_error},
+        {"worst", to_string(worst_severity(report))}}},
+      {"checks", checks},
+  };
+  for (const auto& [name, section] : report.sections) result[name] = section;
+  return result;
+}
+
+std::string render_json(const Report& report) { return report_to_json(report).dump(2) + "\n"; }
+
+}  // namespace rocm_doctor

@@ -1,0 +1,135 @@
+#include <fmt/color.h>
+#include <fmt/format.h>
+
+#include "render/render.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+constexpr std::size_t kWidth = 80;
+
+struct Palette {
+  Color color;
+  [[nodiscard]] std::string paint(std::string_view text, fmt::text_style style) const {
+    return color == Color::on ? fmt::format(style, "{}", text) : std::string(text);
+  }
+};
+
+fmt::text_style style_for(Severity severity) {
+  switch (severity) {
+    case Severity::ok: return fmt::fg(fmt::terminal_color::green);
+    case Severity::info: return fmt::fg(fmt::terminal_color::cyan);
+    case Severity::warning: return fmt::fg(fmt::terminal_color::yellow) | fmt::emphasis::bold;
+    case Severity::error: return fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold;
+  }
+  return {};
+}
+
+std::string_view mark_for(Severity severity) {
+  switch (severity) {
+    case Severity::ok: return "✓";
+    case Severity::info: return "•";
+    case Severity::warning: return "!";
+    case Severity::error: return "✗";
+  }
+  return "?";
+}
+
+std::string status_mark(const CheckResult& check, const Palette& palette) {
+  switch (check.status) {
+    case CheckStatus::ok: return "[" + palette.paint("✓", style_for(Severity::ok)) + "]";
+    case CheckStatus::info: return "[" + palette.paint("✓", style_for(Severity::ok)) + "]";
+    case CheckStatus::warning: return "[" + palette.paint("!", style_for(Severity::warning)) + "]";
+    case CheckStatus::error: return "[" + palette.paint("✗", style_for(Severity::error)) + "]";
+    case CheckStatus::skipped: return "[-]";
+    case CheckStatus::internal_error: return "[" + palette.paint("?", style_for(Severity::error)) + "]";
+  }
+  return "[?]";
+}
+
+// Greedy word wrap; every line starts with `indent` spaces.
+std::string wrap(std::string_view text, std::size_t indent) {
+  std::string out;
+  for (const auto paragraph : lines(text)) {
+    std::string line(indent, ' ');
+    bool line_empty = true;
+    for (const auto word : split_words(paragraph)) {
+      if (!line_empty && line.size() + 1 + word.size() > kWidth) {
+        out += line + "\n";
+        line.assign(indent, ' ');
+        line_empty = true;
+      }
+      if (!line_empty) line += ' ';
+      line += word;
+      line_empty = false;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+void render_fix(std::string& out, const Fix& fix) {
+  out += wrap("Fix: " + fix.description, 6);
+  for (const auto& command : fix.commands) out += "        $ " + command + "\n";
+  std::vector<std::string> notes;
+  if (fix.needs_root) notes.emplace_back("needs root");
+  if (fix.needs_reboot) notes.emplace_back("then reboot");
+  if (fix.needs_relogin) notes.emplace_back("then log out and back in");
+  if (!notes.empty()) out += "        (" + join(notes, "; ") + ")\n";
+  if (!fix.verify.empty()) out += "      Verify: " + fix.verify + "\n";
+}
+
+void render_finding(std::string& out, const Finding& finding, const Palette& palette, Verbosity verbosity) {
+  const std::string mark = palette.paint(mark_for(finding.severity), style_for(finding.severity));
+  out += "    " + mark + " " + finding.summary + "  " + palette.paint("(" + finding.id + ")", fmt::emphasis::faint) +
+         "\n";
+  const bool full = verbosity == Verbosity::verbose || finding.severity >= Severity::warning;
+  if (!full) return;
+  if (!finding.detail.empty()) out += wrap(finding.detail, 6);
+  for (const auto& evidence : finding.evidence) {
+    out += wrap("Evidence: " + evidence.source + (evidence.value.empty() ? "" : ": " + evidence.value), 6);
+  }
+  for (const auto& fix : finding.fixes) render_fix(out, fix);
+}
+
+void render_check(std::string& out, const CheckResult& check, const Palette& palette, Verbosity verbosity) {
+  out += status_mark(check, palette) + " " + check.title;
+  if (check.status == CheckStatus::skipped) out += " (skipped: " + check.skipped_reason + ")";
+  out += "\n";
+  if (check.status == CheckStatus::internal_error) {
+    out += wrap("The check itself failed: " + check.internal_error + ". Other checks are not affected; please report this.", 4);
+  }
+  for (const auto& finding : check.findings) render_finding(out, finding, palette, verbosity);
+}
+
+std::string header(const Report& report) {
+  std::vector<std::string> parts = {"rocm-doctor " + report.tool_version, report.source};
+  if (!report.host.os.empty()) parts.push_back(report.host.os);
+  if (!report.host.kernel.empty()) parts.push_back("kernel " + report.host.kernel);
+  return join(parts, " · ") + "\n\n";
+}
+
+std::string plural(int count, std::string_view word) {
+  return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string render_text(const Report& report, Color color, Verbosity verbosity) {
+  const Palette palette{color};
+  std::string out = header(report);
+  for (const auto& check : report.checks) render_check(out, check, palette, verbosity);
+  const auto counts = count_findings(report);
+  std::vector<std::string> parts = {plural(counts.error, "error"), plural(counts.warning, "warning"),
+                                    fmt::format("{} info", counts.info)};
+  if (counts.skipped > 0) parts.push_back(fmt::format("{} skipped", counts.skipped));
+  if (counts.internal_error > 0) parts.push_back(plural(counts.internal_error, "internal error"));
+  out += "\nSummary: " + join(parts, ", ") + ".";
+  if (counts.error + counts.warning == 0 && counts.internal_error == 0) out += " No problems found.";
+  out += "\n";
+  return out;
+}
+
+}  // namespace rocm_doctor

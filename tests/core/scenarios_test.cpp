@@ -1,0 +1,96 @@
+// Replays every folder under tests/scenarios/ and compares with its expected.json.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "support/snapshot_builder.h"
+
+namespace rocm_doctor {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::all_findings;
+using testing::run_on;
+
+std::vector<std::string> scenario_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(ROCM_DOCTOR_SCENARIOS_DIR)) {
+    if (entry.is_directory() && fs::exists(entry.path() / "expected.json")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+nlohmann::json load_expectation(const fs::path& folder) {
+  std::ifstream stream(folder / "expected.json");
+  return nlohmann::json::parse(stream);
+}
+
+RunOptions options_from(const nlohmann::json& expectation) {
+  RunOptions options;
+  if (!expectation.contains("options")) return options;
+  const auto& raw = expectation["options"];
+  options.image_mode = raw.value("image", false);
+  options.target_gfx = raw.value("target_gfx", std::vector<std::string>{});
+  return options;
+}
+
+class Scenario : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
+  const fs::path folder = fs::path(ROCM_DOCTOR_SCENARIOS_DIR) / GetParam();
+  const auto expectation = load_expectation(folder);
+  auto host = SnapshotHost::open(folder);
+  ASSERT_TRUE(host) << host.error();
+  const auto report = run_on(**host, expectation.value("checks", std::vector<std::string>{}), options_from(expectation));
+
+  std::map<std::string, std::string> produced;
+  for (const auto& check : report.checks) {
+    EXPECT_NE(check.status, CheckStatus::internal_error) << check.id << ": " << check.internal_error;
+  }
+  for (const auto& finding : all_findings(report)) produced[finding.id] = std::string(to_string(finding.severity));
+
+  const auto expected = expectation.value("expect", std::map<std::string, std::string>{});
+  for (const auto& [id, severity] : expected) {
+    ASSERT_TRUE(produced.contains(id)) << "missing finding " << id;
+    EXPECT_EQ(produced[id], severity) << "severity of " << id;
+  }
+  for (const auto& id : expectation.value("absent", std::vector<std::string>{})) {
+    EXPECT_FALSE(produced.contains(id)) << "unexpected finding " << id;
+  }
+  for (const auto& finding : all_findings(report)) {
+    if (finding.severity >= Severity::warning) {
+      EXPECT_TRUE(expected.contains(finding.id))
+          << "surprise " << to_string(finding.severity) << " " << finding.id << ": " << finding.summary;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Scenario, ::testing::ValuesIn(scenario_names()),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           return name;
+                         });
+
+TEST(Scenarios, CoverEveryFindingId) {
+  std::set<std::string> covered;
+  for (const auto& name : scenario_names()) {
+    for (const auto& [id, severity] :
+         load_expectation(fs::path(ROCM_DOCTOR_SCENARIOS_DIR) / name).value("expect", std::map<std::string, std::string>{})) {
+      covered.insert(id);
+    }
+  }
+  for (const Check* check : registered_checks()) {
+    for (const auto id : check->finding_ids()) {
+      EXPECT_TRUE(covered.contains(std::string(id))) << "no scenario expects " << id;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rocm_doctor

@@ -1,0 +1,79 @@
+// Builds snapshot folders in a temporary directory, so unit tests run the
+// real SnapshotHost against machines described in a few fluent lines.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/runner.h"
+#include "host/snapshot_host.h"
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/report.h"
+
+namespace rocm_doctor::testing {
+
+// A temporary folder removed when the object goes away.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct Node {
+  std::string type = "char";
+  std::string mode = "0660";
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  bool acl = false;
+  std::string access;  // "" = not measured
+};
+
+class SnapshotBuilder {
+ public:
+  SnapshotBuilder();
+
+  SnapshotBuilder& file(const std::string& path, const std::string& content);
+  SnapshotBuilder& symlink(const std::string& path, const std::string& target);
+  SnapshotBuilder& dir(const std::string& path);
+  SnapshotBuilder& node(const std::string& path, Node node);
+  SnapshotBuilder& env(const std::string& name, const std::string& value);
+  SnapshotBuilder& identity(const std::string& user, std::uint32_t uid, std::uint32_t gid,
+                            std::vector<std::uint32_t> groups);
+  SnapshotBuilder& probe(const std::string& name, nlohmann::json result);
+  // Overrides a raw key of snapshot.json (for malformed-manifest tests).
+  SnapshotBuilder& manifest_key(const std::string& key, nlohmann::json value);
+
+  // Common machine pieces with real layouts.
+  SnapshotBuilder& os_release(const std::string& id, const std::string& version_id, const std::string& pretty);
+  SnapshotBuilder& kernel(const std::string& release);
+  // A PCI function under /sys/devices with the /sys/bus/pci/devices link.
+  SnapshotBuilder& pci_device(const std::string& bdf, const std::string& vendor, const std::string& device,
+                              const std::string& pci_class, const std::string& driver = "");
+
+  // Writes snapshot.json; returns the folder.
+  const std::filesystem::path& write();
+  [[nodiscard]] std::unique_ptr<SnapshotHost> open();
+
+ private:
+  std::filesystem::path root() const { return dir_.path() / "root"; }
+  TempDir dir_;
+  nlohmann::json manifest_;
+};
+
+// Runs the named checks (all when empty) on a host.
+Report run_on(const Host& host, const std::vector<std::string>& check_ids = {}, RunOptions options = {});
+// All findings of a report, flattened.
+std::vector<Finding> all_findings(const Report& report);
+const Finding* find_finding(const Report& report, const std::string& id);
+
+}  // namespace rocm_doctor::testing
