@@ -62,7 +62,12 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
   for (const auto& id : expectation.value("absent", std::vector<std::string>{})) {
     EXPECT_FALSE(produced.contains(id)) << "unexpected finding " << id;
   }
+  std::set<std::string> declared;
+  for (const Check* check : registered_checks()) {
+    for (const auto id : check->finding_ids()) declared.emplace(id);
+  }
   for (const auto& finding : all_findings(report)) {
+    EXPECT_TRUE(declared.contains(finding.id)) << finding.id << " is emitted but not in any check's finding_ids()";
     if (finding.severity >= Severity::warning) {
       EXPECT_TRUE(expected.contains(finding.id))
           << "surprise " << to_string(finding.severity) << " " << finding.id << ": " << finding.summary;

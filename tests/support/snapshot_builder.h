@@ -29,6 +29,7 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// A device node entry of snapshot.json: Node::chr("0660", 0, 110).with_acl().with_access("rw").
 struct Node {
   std::string type = "char";
   std::string mode = "0660";
@@ -36,6 +37,26 @@ struct Node {
   std::uint32_t gid = 0;
   bool acl = false;
   std::string access;  // "" = not measured
+
+  static Node chr(std::string mode, std::uint32_t uid, std::uint32_t gid) {
+    Node node;
+    node.mode = std::move(mode);
+    node.uid = uid;
+    node.gid = gid;
+    return node;
+  }
+  Node& with_acl() {
+    acl = true;
+    return *this;
+  }
+  Node& with_access(std::string measured) {
+    access = std::move(measured);
+    return *this;
+  }
+  Node& of_type(std::string entry_type) {
+    type = std::move(entry_type);
+    return *this;
+  }
 };
 
 class SnapshotBuilder {

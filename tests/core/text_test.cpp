@@ -1,0 +1,72 @@
+#include "rocm_doctor/text.h"
+
+#include <gtest/gtest.h>
+
+#include "rocm_doctor/shell.h"
+
+namespace rocm_doctor {
+namespace {
+
+TEST(Text, TrimRemovesSurroundingWhitespaceOnly) {
+  EXPECT_EQ(trim("  gfx1100\n"), "gfx1100");
+  EXPECT_EQ(trim("\t\n "), "");
+  EXPECT_EQ(trim("a b"), "a b");
+}
+
+TEST(Text, SplitKeepsEmptyFields) {
+  const auto fields = split("render:x:110:", ':');
+  ASSERT_EQ(fields.size(), 4U);
+  EXPECT_EQ(fields[2], "110");
+  EXPECT_EQ(fields[3], "");
+}
+
+TEST(Text, LinesDropsOnlyTheFinalEmptyLine) {
+  EXPECT_EQ(lines("a\n\nb\n").size(), 3U);
+  EXPECT_TRUE(lines("").empty());
+}
+
+TEST(Text, ParseUintRejectsGarbageSignsAndOverflow) {
+  EXPECT_EQ(parse_uint("110"), 110U);
+  EXPECT_EQ(parse_uint("0x1002", 16), 0x1002U);
+  EXPECT_EQ(parse_uint(" 42\n"), 42U);
+  EXPECT_FALSE(parse_uint("-1"));
+  EXPECT_FALSE(parse_uint("12abc"));
+  EXPECT_FALSE(parse_uint(""));
+  EXPECT_FALSE(parse_uint("99999999999999999999999"));
+}
+
+TEST(Text, ParseEnvFileHandlesQuotesCommentsAndJunk) {
+  const auto values = parse_env_file(
+      "# comment\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nID=ubuntu\nnot a pair\n=novalue\nPRETTY_NAME='Ubuntu 22.04.4 LTS'\n");
+  EXPECT_EQ(values.at("NAME"), "Ubuntu");
+  EXPECT_EQ(values.at("VERSION_ID"), "22.04");
+  EXPECT_EQ(values.at("ID"), "ubuntu");
+  EXPECT_EQ(values.at("PRETTY_NAME"), "Ubuntu 22.04.4 LTS");
+  EXPECT_EQ(values.size(), 4U);
+}
+
+TEST(Text, ParseKeyValueLinesReadsKfdProperties) {
+  const auto values = parse_key_value_lines("cpu_cores_count 0\nsimd_count 192\ngfx_target_version 110000\nbroken\n");
+  EXPECT_EQ(values.at("gfx_target_version"), "110000");
+  EXPECT_EQ(values.size(), 3U);
+}
+
+TEST(Text, ClosestMatchSuggestsWithinDistance) {
+  const std::vector<std::string> candidates = {"HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES"};
+  EXPECT_EQ(closest_match("HSA_OVERIDE_GFX_VERSION", candidates, 2), "HSA_OVERRIDE_GFX_VERSION");
+  EXPECT_FALSE(closest_match("PATH", candidates, 2));
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3U);
+}
+
+TEST(Shell, QuotesOnlyWhatNeedsQuoting) {
+  EXPECT_EQ(shell_quote("alice"), "alice");
+  EXPECT_EQ(shell_quote("render,video"), "render,video");
+  EXPECT_EQ(shell_quote("John Smith"), "'John Smith'");
+  EXPECT_EQ(shell_quote("o'brien"), "'o'\\''brien'");
+  EXPECT_EQ(shell_quote("$(rm -rf /)"), "'$(rm -rf /)'");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_command({"sudo", "usermod", "-aG", "render", "a b"}), "sudo usermod -aG render 'a b'");
+}
+
+}  // namespace
+}  // namespace rocm_doctor
