@@ -16,6 +16,7 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+  if (path_.empty()) return;  // moved from
   std::error_code error;
   fs::remove_all(path_, error);
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,8 @@ class TempDir {
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
+  TempDir(TempDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+  TempDir& operator=(TempDir&&) = delete;
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
 
  private:
