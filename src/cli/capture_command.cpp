@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "host/live_host.h"
 #include "host/recording_host.h"
+#include "probe/probe_runner.h"
 #include "version.h"
 
 namespace rocm_doctor {
@@ -41,9 +42,14 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
   }
   const fs::path temp(temp_template);
 
-  LiveHost live;
+  const auto probes = start_probes(options);
+  LiveHost live(probe_lookup(probes.get()));
   RecordingHost recorder(live, temp);
   const Report report = run_checks(recorder, options.run, *checks);
+  // Every probe outcome, also those no selected check asked for.
+  if (probes) {
+    for (const auto& [name, outcome] : probes->all()) recorder.record_probe(name, outcome);
+  }
   auto finished = recorder.finish(report.generated_at, std::string("rocm-doctor ") + kVersion);
   if (finished) {
     fs::remove(target, error);  // only an empty folder can be here (checked above)

@@ -1,10 +1,12 @@
 // The command line: parses options and dispatches to the subcommands.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/runner.h"
+#include "host/live_host.h"
 #include "render/render.h"
 
 namespace rocm_doctor {
@@ -20,6 +22,9 @@ struct RunCommandOptions {
   bool no_color = false;
   bool verbose = false;
   RunOptions run;
+  // Runtime probes (src/probe): depth and the time each may take.
+  std::string level = "standard";
+  double probe_timeout_seconds = 10.0;
 };
 
 int cli_main(int argc, char** argv);
@@ -28,6 +33,15 @@ int run_command(const RunCommandOptions& options);
 int capture_command(const std::string& directory, const RunCommandOptions& options);
 int explain_command(const std::string& id);
 int list_checks_command();
+
+namespace probe {
+class ProbeRunner;
+}
+// Starts the runtime probes the options ask for (none at --level quick), in
+// parallel, before the static checks run.
+std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& options);
+// What a LiveHost answers probe(name) with: blocks on that probe's child.
+ProbeLookup probe_lookup(const probe::ProbeRunner* runner);
 
 // Prints "rocm-doctor: <message>" to stderr and returns the usage exit code.
 int usage_error(const std::string& message);

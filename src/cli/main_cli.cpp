@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "probe/probe_runner.h"
 #include "version.h"
 
 namespace rocm_doctor {
@@ -41,6 +42,13 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
   app.add_option("--target-gfx", options.run.target_gfx,
                  "gfx targets the image is meant for, e.g. gfx942,gfx1100 (used when no GPU is present)")
       ->delimiter(',');
+  app.add_option("--level", options.level,
+                 "How deep to look: quick (no vendor library loaded), standard (runtime probes), "
+                 "full (adds a 64 MiB HIP copy test)")
+      ->check(CLI::IsMember({"quick", "standard", "full"}));
+  app.add_option("--probe-timeout", options.probe_timeout_seconds,
+                 "Seconds each runtime probe may take before it is killed (default 10)")
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace
@@ -51,6 +59,8 @@ int usage_error(const std::string& message) {
 }
 
 int cli_main(int argc, char** argv) {
+  // The hidden probe mode: the doctor runs itself as an isolated child.
+  if (argc >= 3 && std::string_view(argv[1]) == probe::kProbeArgument) return probe::probe_child_main(argc, argv);
   CLI::App app{"rocm-doctor: diagnoses a Linux machine's ROCm setup and says how to fix it.", "rocm-doctor"};
   app.set_version_flag("--version", version_text());
   app.footer(

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "host/live_host.h"
 #include "host/snapshot_host.h"
+#include "probe/probe_runner.h"
 #include "util/atomic_file.h"
 
 namespace rocm_doctor {
@@ -50,13 +51,15 @@ int run_command(const RunCommandOptions& options) {
   if (!checks) return usage_error(checks.error());
   const auto fail_on = parse_severity(options.fail_on).value_or(Severity::error);
 
+  std::unique_ptr<probe::ProbeRunner> probes;  // outlives the host that asks it
   std::unique_ptr<Host> host;
   if (!options.replay.empty()) {
     auto snapshot = SnapshotHost::open(options.replay);
     if (!snapshot) return usage_error("cannot replay: " + snapshot.error());
     host = std::move(*snapshot);
   } else {
-    host = std::make_unique<LiveHost>();
+    probes = start_probes(options);  // they run while the static checks do
+    host = std::make_unique<LiveHost>(probe_lookup(probes.get()));
   }
   spdlog::debug("running {} checks on the {} host", checks->size(), host->source());
   const Report report = run_checks(*host, options.run, *checks);

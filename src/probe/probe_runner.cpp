@@ -1,0 +1,148 @@
+#include "probe/probe_runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "probe/hip_probe.h"
+#include "probe/probe_steps.h"
+#include "probe/smi_probe.h"
+
+namespace rocm_doctor::probe {
+
+namespace {
+
+std::string signal_name(int signal) {
+  if (const char* abbreviation = ::sigabbrev_np(signal)) return std::string("SIG") + abbreviation;
+  return "signal " + std::to_string(signal);
+}
+
+}  // namespace
+
+std::optional<ProbeLevel> parse_probe_level(std::string_view text) {
+  if (text == "quick") return ProbeLevel::quick;
+  if (text == "standard") return ProbeLevel::standard;
+  if (text == "full") return ProbeLevel::full;
+  return std::nullopt;
+}
+
+std::vector<std::string> probe_names(ProbeLevel level) {
+  if (level == ProbeLevel::quick) return {};
+  return {"hip", "smi"};
+}
+
+std::vector<std::string> probe_command(const std::string& executable, const std::string& name, ProbeLevel level) {
+  std::vector<std::string> argv = {executable, std::string(kProbeArgument), name};
+  if (name == "hip" && level == ProbeLevel::full) argv.emplace_back("--smoke");
+  return argv;
+}
+
+nlohmann::json probe_outcome(const ChildResult& child, std::chrono::milliseconds timeout) {
+  nlohmann::json outcome = {{"elapsed_ms", child.elapsed.count()}};
+  if (!child.started) {
+    outcome["status"] = "exec-failed";
+    outcome["error"] = child.exec_error;
+    return outcome;
+  }
+  outcome["stderr_tail"] = child.err_tail;
+  outcome["stderr_bytes"] = child.err_bytes;
+  if (child.exit_code) outcome["exit_code"] = *child.exit_code;
+  if (child.signal) {
+    outcome["signal"] = *child.signal;
+    outcome["signal_name"] = signal_name(*child.signal);
+  }
+  if (auto step = last_step(child.err_tail)) outcome["last_step"] = *step;
+  if (child.timed_out) {
+    outcome["status"] = "timeout";
+    outcome["timeout_ms"] = timeout.count();
+    return outcome;
+  }
+  if (child.signal) {
+    outcome["status"] = "crashed";
+    return outcome;
+  }
+  auto parsed = nlohmann::json::parse(child.out, nullptr, false);
+  if (child.out_truncated || parsed.is_discarded() || !parsed.is_object()) {
+    // Exiting non-zero without a result is a crash (exit() inside a vendor library).
+    outcome["status"] = child.exit_code.value_or(0) != 0 ? "crashed" : "invalid-output";
+    outcome["stdout_head"] = child.out.substr(0, 512);
+    outcome["stdout_truncated"] = child.out_truncated;
+    return outcome;
+  }
+  outcome["status"] = "ok";
+  outcome["result"] = std::move(parsed);
+  return outcome;
+}
+
+ProbeRunner::ProbeRunner(ProbeRunnerOptions options)
+    : options_(std::move(options)), cancel_(std::make_shared<std::atomic<bool>>(false)) {
+  for (const auto& name : probe_names(options_.level)) {
+    ChildOptions child;
+    child.timeout = options_.timeout;
+    child.extra_env = options_.extra_env;
+    child.cancel = cancel_.get();
+    auto argv = probe_command(options_.executable, name, options_.level);
+    const auto timeout = options_.timeout;
+    auto cancel = cancel_;  // keeps the flag alive as long as the thread
+    futures_.emplace(name, std::async(std::launch::async, [argv, child, timeout, cancel, name] {
+                             spdlog::debug("probe {}: started", name);
+                             auto outcome = probe_outcome(run_child(argv, child), timeout);
+                             spdlog::debug("probe {}: {} in {} ms", name, outcome.value("status", ""),
+                                           outcome.value("elapsed_ms", 0));
+                             return outcome;
+                           }).share());
+  }
+}
+
+ProbeRunner::~ProbeRunner() {
+  cancel_->store(true);
+  for (auto& [name, future] : futures_) future.wait();
+}
+
+std::optional<nlohmann::json> ProbeRunner::result(std::string_view name) const {
+  const auto it = futures_.find(name);
+  if (it == futures_.end()) return std::nullopt;
+  return it->second.get();
+}
+
+std::map<std::string, nlohmann::json> ProbeRunner::all() const {
+  std::map<std::string, nlohmann::json> results;
+  for (const auto& [name, future] : futures_) results.emplace(name, future.get());
+  return results;
+}
+
+int probe_child_main(int argc, char** argv) {
+  // stdout carries only our JSON: vendor libraries that print go to stderr.
+  const int json_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (json_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 3;
+  const std::string name = argc > 2 ? argv[2] : "";
+  bool smoke = false;
+  for (int i = 3; i < argc; ++i) smoke = smoke || std::string_view(argv[i]) == "--smoke";
+  nlohmann::json result;
+  if (name == "hip") {
+    HipProbeOptions options;
+    options.smoke = smoke;
+    result = run_hip_probe(options);
+  } else if (name == "smi") {
+    result = run_smi_probe();
+  } else {
+    result = {{"error", "unknown probe '" + name + "'"}};
+  }
+  const auto text = result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const auto count = ::write(json_fd, text.data() + written, text.size() - written);
+    if (count <= 0) break;
+    written += static_cast<std::size_t>(count);
+  }
+  std::fflush(nullptr);
+  // Skip the vendor libraries' exit-time destructors: some crash on a GPU-less machine.
+  ::_exit(written == text.size() ? 0 : 3);
+}
+
+}  // namespace rocm_doctor::probe

@@ -1,0 +1,68 @@
+// Runs the runtime probes in child processes (the doctor itself with a hidden
+// `__probe NAME` argument), in parallel, and turns each into an outcome:
+//   {"status": "ok"|"crashed"|"timeout"|"invalid-output"|"exec-failed",
+//    "signal", "exit_code", "elapsed_ms", "stderr_tail", "result": {...}}
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "probe/child_process.h"
+
+namespace rocm_doctor::probe {
+
+// The hidden first argument that turns the doctor into a probe child.
+inline constexpr std::string_view kProbeArgument = "__probe";
+
+enum class ProbeLevel { quick, standard, full };
+std::optional<ProbeLevel> parse_probe_level(std::string_view text);
+
+// The probes a level runs: quick none, standard {hip, smi}, full the same plus the HIP smoke test.
+std::vector<std::string> probe_names(ProbeLevel level);
+// The argv of a probe child.
+std::vector<std::string> probe_command(const std::string& executable, const std::string& name, ProbeLevel level);
+
+// Judges a finished child: the outcome JSON above.
+nlohmann::json probe_outcome(const ChildResult& child, std::chrono::milliseconds timeout);
+
+struct ProbeRunnerOptions {
+  ProbeLevel level = ProbeLevel::standard;
+  std::chrono::milliseconds timeout{10'000};
+  std::string executable = "/proc/self/exe";
+  std::vector<std::string> extra_env;  // for tests
+};
+
+class ProbeRunner {
+ public:
+  // Starts every probe of the level at once.
+  explicit ProbeRunner(ProbeRunnerOptions options);
+  // Kills the probes still running (nobody asked for them) and waits for them.
+  ~ProbeRunner();
+  ProbeRunner(const ProbeRunner&) = delete;
+  ProbeRunner& operator=(const ProbeRunner&) = delete;
+
+  // Blocks until that probe ends; nullopt when the level did not start it.
+  [[nodiscard]] std::optional<nlohmann::json> result(std::string_view name) const;
+  // Blocks until every probe ends.
+  [[nodiscard]] std::map<std::string, nlohmann::json> all() const;
+
+ private:
+  ProbeRunnerOptions options_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  std::map<std::string, std::shared_future<nlohmann::json>, std::less<>> futures_;
+};
+
+// The probe child's main: `rocm-doctor __probe NAME [--smoke]`. Writes one JSON
+// document to stdout (the vendor libraries' own stdout goes to stderr).
+int probe_child_main(int argc, char** argv);
+
+}  // namespace rocm_doctor::probe
