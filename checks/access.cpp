@@ -1,0 +1,465 @@
+// `access`: can this process open /dev/kfd and every /dev/dri/renderD* for
+// read/write? Measured access(2) results win over the permission bits; the
+// group database says whether a missing gid needs `usermod` or a new login.
+#include "access.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/shell.h"
+#include "rocm_doctor/system_facts.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace access {
+namespace {
+
+bool in_process_groups(const Identity& identity, std::uint32_t gid) {
+  return identity.gid == gid || std::find(identity.groups.begin(), identity.groups.end(), gid) != identity.groups.end();
+}
+
+// POSIX picks exactly one class: owner if the uid matches, else group, else other.
+Basis permission_class(const NodeInfo& node, const Identity& identity) {
+  if (identity.uid == node.uid) return Basis::owner_bits;
+  if (in_process_groups(identity, node.gid)) return Basis::group_bits;
+  return Basis::other_bits;
+}
+
+bool class_has_rw(std::uint32_t mode, Basis basis) {
+  const int shift = basis == Basis::owner_bits ? 6 : basis == Basis::group_bits ? 3 : 0;
+  return ((mode >> shift) & 06U) == 06U;
+}
+
+Cause denial_cause(const NodeInfo& node, const Identity& identity, const GroupFacts& group, bool mode_grants) {
+  if (mode_grants) return Cause::blocked;
+  if (identity.uid == node.uid || node.gid == 0 || (node.mode & 060U) != 060U) return Cause::mode_denies;
+  return group.user_configured ? Cause::relogin_required : Cause::group_missing;
+}
+
+}  // namespace
+
+Verdict judge(const NodeInfo& node, const Identity& identity, const GroupFacts& group) {
+  Verdict verdict;
+  const Basis mode_basis = permission_class(node, identity);
+  verdict.mode_grants = identity.uid == 0 || class_has_rw(node.mode, mode_basis);
+  if (node.access) {
+    verdict.basis = Basis::measured;
+    verdict.outcome = *node.access == "rw" ? Outcome::granted : Outcome::denied;
+  } else if (identity.uid == 0) {
+    verdict.basis = Basis::root;
+    verdict.outcome = Outcome::granted;
+  } else {
+    verdict.basis = mode_basis;
+    verdict.outcome = verdict.mode_grants ? Outcome::granted : node.has_acl ? Outcome::unknown : Outcome::denied;
+  }
+  verdict.via_acl = verdict.outcome != Outcome::denied && !verdict.mode_grants && node.has_acl;
+  if (verdict.outcome != Outcome::granted) {
+    verdict.cause = denial_cause(node, identity, group, verdict.mode_grants);
+  }
+  return verdict;
+}
+
+std::string mode_string(const NodeInfo& node) {
+  std::string text;
+  switch (node.type) {
+    case EntryType::char_device: text = "c"; break;
+    case EntryType::block_device: text = "b"; break;
+    case EntryType::directory: text = "d"; break;
+    case EntryType::symlink: text = "l"; break;
+    default: text = "-"; break;
+  }
+  for (int shift = 6; shift >= 0; shift -= 3) {
+    const auto bits = (node.mode >> shift) & 07U;
+    text += (bits & 04U) != 0 ? 'r' : '-';
+    text += (bits & 02U) != 0 ? 'w' : '-';
+    text += (bits & 01U) != 0 ? 'x' : '-';
+  }
+  if (node.has_acl) text += '+';
+  return text;
+}
+
+}  // namespace access
+
+namespace {
+
+using access::Cause;
+using access::Outcome;
+
+constexpr std::string_view kCheckId = "access";
+constexpr std::string_view kKfd = "/dev/kfd";
+
+// One device node with everything the findings need to explain it.
+struct NodeReport {
+  std::string path;
+  NodeInfo node;
+  access::GroupFacts group;
+  access::Verdict verdict;
+};
+
+// What the findings say about the running process and the machine.
+struct Subject {
+  Identity identity;
+  std::string container;  // SystemFacts::container
+};
+
+access::GroupFacts group_facts(const Host& host, const Identity& identity, std::uint32_t gid) {
+  access::GroupFacts facts;
+  const auto group = host.group_by_gid(gid);
+  if (group) facts.name = group->name;
+  if (identity.user.empty()) return facts;
+  if (group && std::find(group->members.begin(), group->members.end(), identity.user) != group->members.end()) {
+    facts.user_configured = true;
+  } else if (const auto user = host.user_by_name(identity.user)) {
+    facts.user_configured = user->gid == gid;
+  }
+  return facts;
+}
+
+std::vector<std::string> render_node_paths(const Host& host) {
+  std::vector<std::string> paths;
+  const auto entries = host.list_dir("/dev/dri");
+  if (!entries) return paths;
+  for (const auto& entry : *entries) {
+    if (entry.name.starts_with("renderD")) paths.push_back("/dev/dri/" + entry.name);
+  }
+  return paths;
+}
+
+std::optional<NodeReport> inspect(const Host& host, const Identity& identity, const std::string& path) {
+  auto node = host.stat_node(path);
+  if (!node) return std::nullopt;
+  NodeReport report{path, *node, group_facts(host, identity, node->gid), {}};
+  report.verdict = access::judge(report.node, identity, report.group);
+  return report;
+}
+
+// "render (110)" or "gid 110 (no name in the group database)".
+std::string group_label(const NodeReport& report) {
+  if (report.group.name) return fmt::format("{} ({})", *report.group.name, report.node.gid);
+  return fmt::format("gid {} (no name in the group database)", report.node.gid);
+}
+
+std::string basis_text(const NodeReport& report, const Identity& identity) {
+  switch (report.verdict.basis) {
+    case access::Basis::measured: return "measured with access(2): " + *report.node.access;
+    case access::Basis::root: return "running as root (uid 0)";
+    case access::Basis::owner_bits: return fmt::format("judged from the owner bits: uid {} owns it", identity.uid);
+    case access::Basis::group_bits:
+      return fmt::format("judged from the group bits: gid {} is among this process's groups", report.node.gid);
+    case access::Basis::other_bits: return "judged from the bits for others (not the owner, not in its group)";
+  }
+  return "";
+}
+
+Evidence node_evidence(const NodeReport& report, const Identity& identity) {
+  return {report.path, fmt::format("{} uid {}, group {}; {}", access::mode_string(report.node), report.node.uid,
+                                   group_label(report), basis_text(report, identity))};
+}
+
+Evidence identity_evidence(const Identity& identity) {
+  std::vector<std::string> gids;
+  for (const auto gid : identity.groups) gids.push_back(std::to_string(gid));
+  const auto user = identity.user.empty() ? std::string("(no user name)") : identity.user;
+  return {"process identity", fmt::format("user {} uid {} gid {} groups [{}]", user, identity.uid, identity.gid,
+                                          join(gids, ", "))};
+}
+
+std::vector<const NodeReport*> select(const std::vector<NodeReport>& reports, auto predicate) {
+  std::vector<const NodeReport*> selected;
+  for (const auto& report : reports) {
+    if (predicate(report)) selected.push_back(&report);
+  }
+  return selected;
+}
+
+// Distinct owning-group names (in node order) and the gids that have no name.
+struct OwningGroups {
+  std::vector<std::string> names;
+  std::vector<std::uint32_t> unnamed;
+};
+
+OwningGroups owning_groups(const std::vector<const NodeReport*>& reports) {
+  OwningGroups groups;
+  for (const auto* report : reports) {
+    if (report->group.name) {
+      if (std::find(groups.names.begin(), groups.names.end(), *report->group.name) == groups.names.end()) {
+        groups.names.push_back(*report->group.name);
+      }
+    } else if (std::find(groups.unnamed.begin(), groups.unnamed.end(), report->node.gid) == groups.unnamed.end()) {
+      groups.unnamed.push_back(report->node.gid);
+    }
+  }
+  return groups;
+}
+
+std::vector<std::string> group_labels(const std::vector<const NodeReport*>& reports) {
+  std::vector<std::string> labels;
+  for (const auto* report : reports) {
+    auto label = group_label(*report);
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(std::move(label));
+  }
+  return labels;
+}
+
+std::vector<std::string> owning_gids(const std::vector<const NodeReport*>& reports) {
+  std::vector<std::string> gids;
+  for (const auto* report : reports) {
+    const auto gid = std::to_string(report->node.gid);
+    if (std::find(gids.begin(), gids.end(), gid) == gids.end()) gids.push_back(gid);
+  }
+  return gids;
+}
+
+std::string paths_of(const std::vector<const NodeReport*>& reports) {
+  std::vector<std::string> paths;
+  for (const auto* report : reports) paths.push_back(report->path);
+  return join(paths, ", ");
+}
+
+Fix container_group_fix(const std::vector<const NodeReport*>& reports) {
+  std::string flags;
+  for (const auto& gid : owning_gids(reports)) flags += (flags.empty() ? "" : " ") + std::string("--group-add ") + gid;
+  Fix fix;
+  fix.description = fmt::format(
+      "A container's groups are fixed when it starts: recreate it with the host's numeric group ids "
+      "(docker/podman run {} ...; Kubernetes: securityContext.supplementalGroups). Group names inside the image "
+      "may not match the host's ids; rootless podman can keep the host groups with --group-add keep-groups.",
+      flags);
+  fix.verify = verify_command(kCheckId);
+  return fix;
+}
+
+Fix usermod_fix(const std::string& user, const std::vector<std::string>& groups) {
+  Fix fix;
+  fix.description = fmt::format("Add {} to {}, then log out of every session and log back in (or reboot)", user,
+                                join(groups, " and "));
+  fix.commands = {shell_command({"sudo", "usermod", "-aG", join(groups, ","), user})};
+  fix.needs_root = true;
+  fix.needs_relogin = true;
+  fix.verify = verify_command(kCheckId);
+  return fix;
+}
+
+Fix unnamed_gid_fix(const std::vector<std::uint32_t>& gids) {
+  std::vector<std::string> texts;
+  for (const auto gid : gids) texts.push_back(std::to_string(gid));
+  Fix fix;
+  fix.description = fmt::format(
+      "No group with id {} exists in the group database (/etc/group or NSS), so `usermod` cannot add anyone to it. "
+      "Find out which group owns the GPU nodes on this system (the udev rules under /etc/udev/rules.d and "
+      "/usr/lib/udev/rules.d set it) and create or repair that group entry.",
+      join(texts, ", "));
+  fix.verify = verify_command(kCheckId);
+  return fix;
+}
+
+Finding group_missing_finding(const std::vector<const NodeReport*>& reports, const Subject& subject) {
+  const auto groups = owning_groups(reports);
+  const auto& user = subject.identity.user;
+  const auto labels = group_labels(reports);
+  const bool render_owned = std::find(groups.names.begin(), groups.names.end(), "render") != groups.names.end();
+  auto finding =
+      make_finding("access.group-missing", Severity::error,
+                   fmt::format("{} is not in the group that owns {}",
+                               user.empty() ? fmt::format("uid {}", subject.identity.uid) : user, paths_of(reports)))
+          .because(fmt::format(
+              "The nodes give read/write to their owning group ({}), and this user is neither a member nor has it "
+              "as primary group, so ROCm cannot open them.{}",
+              join(labels, ", "),
+              render_owned ? " On current Ubuntu the GPU nodes belong to `render`: being in `video` is not enough."
+                           : ""));
+  finding.evidence.push_back(identity_evidence(subject.identity));
+  for (const auto* report : reports) finding.evidence.push_back(node_evidence(*report, subject.identity));
+  if (!subject.container.empty()) return finding.with_fix(container_group_fix(reports));
+  if (!groups.names.empty() && !user.empty()) finding.with_fix(usermod_fix(user, groups.names));
+  if (!groups.unnamed.empty()) finding.with_fix(unnamed_gid_fix(groups.unnamed));
+  if (user.empty()) {
+    Fix fix;
+    fix.description = fmt::format("uid {} has no user name (no passwd entry), so it cannot be added to a group: run "
+                                  "as a user that has one, or give the process the group ids when it starts",
+                                  subject.identity.uid);
+    fix.verify = verify_command(kCheckId);
+    finding.with_fix(fix);
+  }
+  return finding;
+}
+
+Finding relogin_finding(const std::vector<const NodeReport*>& reports, const Subject& subject) {
+  const auto groups = owning_groups(reports);
+  const auto labels = group_labels(reports);
+  auto finding =
+      make_finding("access.relogin-required", Severity::error,
+                   fmt::format("{} was added to {} but this session does not have the group yet",
+                               subject.identity.user, join(labels, ", ")))
+          .because(fmt::format(
+              "The group database already lists {} in {} (the `sudo usermod` already happened), but a process "
+              "keeps the groups it had when the session started: the running one lacks them, so it cannot open {}.",
+              subject.identity.user, join(labels, ", "), paths_of(reports)));
+  finding.evidence.push_back(identity_evidence(subject.identity));
+  for (const auto* report : reports) finding.evidence.push_back(node_evidence(*report, subject.identity));
+  if (!subject.container.empty()) return finding.with_fix(container_group_fix(reports));
+  Fix fix;
+  fix.description =
+      "Log out of every session and log back in (or reboot) so new sessions get the group; a desktop session "
+      "counts too. To try at once in one shell, `newgrp` starts a shell with the group.";
+  if (groups.names.size() == 1 && groups.unnamed.empty()) fix.commands = {shell_command({"newgrp", groups.names[0]})};
+  fix.needs_relogin = true;
+  fix.verify = verify_command(kCheckId);
+  return finding.with_fix(fix);
+}
+
+std::string cause_text(const NodeReport& report) {
+  switch (report.verdict.cause) {
+    case Cause::relogin_required: return "its group is configured but not in this session (access.relogin-required)";
+    case Cause::group_missing: return "not in its owning group (access.group-missing)";
+    case Cause::mode_denies:
+      return fmt::format("its mode {} owned by group {} gives this process no read/write",
+                         access::mode_string(report.node), group_label(report));
+    case Cause::blocked:
+      return "the permission bits allow it, yet access(2) was refused: a security module (SELinux, AppArmor), "
+             "a container's device rules, or a user namespace that does not map the owning group";
+    case Cause::none: break;
+  }
+  return "";
+}
+
+std::optional<Fix> cause_fix(Cause cause, const Subject& subject) {
+  Fix fix;
+  fix.verify = verify_command(kCheckId);
+  if (cause == Cause::mode_denies) {
+    fix.description =
+        "The udev rules that give GPU nodes to the `render` group with mode 0660 are missing or overridden: check "
+        "/etc/udev/rules.d and /usr/lib/udev/rules.d for rules matching kfd and renderD*, then reload them";
+    fix.commands = {"sudo udevadm control --reload-rules", "sudo udevadm trigger"};
+    fix.needs_root = true;
+    return fix;
+  }
+  if (cause != Cause::blocked) return std::nullopt;
+  fix.description =
+      subject.container.empty()
+          ? "Look for the denial in the kernel log (SELinux `avc: denied`, AppArmor `apparmor=\"DENIED\"`) and allow "
+            "the device for this program"
+          : "Pass the devices into the container (--device=/dev/kfd --device=/dev/dri); on SELinux hosts allow "
+            "containers to use devices (setsebool -P container_use_devices=1 on the host); rootless podman needs "
+            "--group-add keep-groups";
+  if (subject.container.empty()) fix.commands = {"sudo journalctl -k --grep 'avc: +denied|apparmor=\"DENIED\"'"};
+  fix.needs_root = subject.container.empty();
+  return fix;
+}
+
+Finding denied_finding(std::string id, const std::vector<const NodeReport*>& reports, const Subject& subject,
+                       std::string_view why) {
+  std::vector<std::string> causes;
+  for (const auto* report : reports) causes.push_back(report->path + ": " + cause_text(*report));
+  auto finding = make_finding(std::move(id), Severity::error,
+                              fmt::format("This process cannot open {} for read/write", paths_of(reports)))
+                     .because(fmt::format("{} Why: {}.", why, join(causes, "; ")));
+  for (const auto* report : reports) finding.evidence.push_back(node_evidence(*report, subject.identity));
+  std::vector<Cause> seen;
+  for (const auto* report : reports) {
+    const auto cause = report->verdict.cause;
+    if (std::find(seen.begin(), seen.end(), cause) != seen.end()) continue;
+    seen.push_back(cause);
+    if (auto fix = cause_fix(cause, subject)) finding.with_fix(*fix);
+  }
+  return finding;
+}
+
+Finding acl_finding(const std::vector<const NodeReport*>& reports, const Subject& subject) {
+  const bool measured = std::all_of(reports.begin(), reports.end(),
+                                    [](const auto* report) { return report->verdict.outcome == Outcome::granted; });
+  auto finding =
+      make_finding("access.acl-only", Severity::info,
+                   measured ? fmt::format("Access to {} comes from a POSIX ACL, not from a group", paths_of(reports))
+                            : fmt::format("{} may be reachable only through a POSIX ACL (not measured)",
+                                          paths_of(reports)))
+          .because("The desktop (systemd-logind) grants the user at the local seat access to GPU nodes with an ACL "
+                   "(the '+' of ls -l). SSH sessions, cron jobs, services and containers do not get it, and it ends "
+                   "at logout: ROCm works in the desktop session only.");
+  for (const auto* report : reports) finding.evidence.push_back(node_evidence(*report, subject.identity));
+  std::vector<const NodeReport*> unconfigured;
+  for (const auto* report : reports) {
+    if (!report->group.user_configured && report->node.gid != 0) unconfigured.push_back(report);
+  }
+  const auto groups = owning_groups(unconfigured);
+  if (subject.container.empty() && !subject.identity.user.empty() && !groups.names.empty()) {
+    auto fix = usermod_fix(subject.identity.user, groups.names);
+    fix.description = "Optional, to use the GPU outside the desktop session too: " + fix.description;
+    finding.with_fix(fix);
+  }
+  return finding;
+}
+
+Finding ok_finding(const std::vector<NodeReport>& reports, const Subject& subject) {
+  const auto renders = reports.size() - 1;
+  const auto what = fmt::format("/dev/kfd and {} render node{}", renders, renders == 1 ? "" : "s");
+  auto finding =
+      make_finding("access.ok", Severity::ok,
+                   subject.identity.uid == 0 ? "Running as root: " + what + " are open to this process"
+                                             : "This process can open " + what + " for read/write")
+          .because("ROCm opens /dev/kfd and the render node of every GPU it uses.");
+  finding.evidence.push_back(identity_evidence(subject.identity));
+  for (const auto& report : reports) finding.evidence.push_back(node_evidence(report, subject.identity));
+  return finding;
+}
+
+std::vector<Finding> findings_for(const std::vector<NodeReport>& reports, const Subject& subject) {
+  const auto denied = [](const NodeReport& r) { return r.verdict.outcome == Outcome::denied; };
+  const auto kfd = select(reports, [&](const auto& r) { return denied(r) && r.path == kKfd; });
+  const auto render = select(reports, [&](const auto& r) { return denied(r) && r.path != kKfd; });
+  const auto missing = select(reports, [&](const auto& r) { return denied(r) && r.verdict.cause == Cause::group_missing; });
+  const auto relogin = select(reports, [&](const auto& r) { return denied(r) && r.verdict.cause == Cause::relogin_required; });
+  const auto acl = select(reports, [](const auto& r) { return r.verdict.via_acl; });
+  std::vector<Finding> findings;
+  if (!kfd.empty()) {
+    findings.push_back(denied_finding("access.kfd-denied", kfd, subject,
+                                      "ROCm talks to every GPU through /dev/kfd: without it rocminfo fails with "
+                                      "'Unable to open /dev/kfd read-write' and HIP sees no device."));
+  }
+  if (!render.empty()) {
+    findings.push_back(denied_finding("access.render-denied", render, subject,
+                                      "ROCm uses the render node of each GPU: a GPU whose node is closed is invisible "
+                                      "to HIP or fails when allocating memory."));
+  }
+  if (!missing.empty()) findings.push_back(group_missing_finding(missing, subject));
+  if (!relogin.empty()) findings.push_back(relogin_finding(relogin, subject));
+  if (!acl.empty()) findings.push_back(acl_finding(acl, subject));
+  if (std::all_of(reports.begin(), reports.end(), [](const auto& r) { return r.verdict.outcome == Outcome::granted; })) {
+    findings.push_back(ok_finding(reports, subject));
+  }
+  return findings;
+}
+
+class AccessCheck final : public Check {
+ public:
+  std::string_view id() const override { return kCheckId; }
+  std::string_view title() const override { return "GPU device access"; }
+  int order() const override { return 30; }
+  std::vector<std::string_view> finding_ids() const override {
+    return {"access.ok", "access.kfd-denied", "access.render-denied", "access.group-missing",
+            "access.relogin-required", "access.acl-only"};
+  }
+
+  CheckOutcome run(const CheckContext& ctx) const override {
+    if (ctx.options().image_mode) return CheckOutcome::skipped("building an image: no GPU device nodes expected");
+    const auto& facts = ctx.fact<SystemFacts>();
+    if (facts.wsl) return CheckOutcome::skipped("WSL reaches the GPU through /dev/dxg: there is no /dev/kfd");
+    const Host& host = ctx.host();
+    const Subject subject{host.identity(), facts.container};
+    auto kfd = inspect(host, subject.identity, std::string(kKfd));
+    if (!kfd) return CheckOutcome::skipped("/dev/kfd does not exist: the driver check tells why");
+    std::vector<NodeReport> reports = {*kfd};
+    for (const auto& path : render_node_paths(host)) {
+      if (auto report = inspect(host, subject.identity, path)) reports.push_back(*report);
+    }
+    return findings_for(reports, subject);
+  }
+};
+
+}  // namespace
+}  // namespace rocm_doctor
+
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::AccessCheck)
