@@ -1,0 +1,22 @@
+# bash completion for rocm-doctor
+_rocm_doctor() {
+  local cur prev
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  prev="${COMP_WORDS[COMP_CWORD-1]}"
+  case "$prev" in
+    --replay|capture) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+    --fail-on) COMPREPLY=($(compgen -W "error warning" -- "$cur")); return ;;
+    --only|--skip)
+      local ids
+      ids=$(rocm-doctor --list-checks 2>/dev/null | cut -d' ' -f1)
+      COMPREPLY=($(compgen -W "$ids" -- "${cur##*,}")); return ;;
+  esac
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --version --help -h" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -W "check capture explain" -- "$cur"))
+  fi
+}
+complete -F _rocm_doctor rocm-doctor

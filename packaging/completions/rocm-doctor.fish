@@ -1,0 +1,16 @@
+# fish completion for rocm-doctor
+complete -c rocm-doctor -f
+complete -c rocm-doctor -n __fish_use_subcommand -a 'check capture explain'
+complete -c rocm-doctor -l replay -r -F -d 'Diagnose a snapshot folder'
+complete -c rocm-doctor -l format -x -a 'text json' -d 'Report format'
+complete -c rocm-doctor -l json -d 'Same as --format json'
+complete -c rocm-doctor -s o -l output -r -F -d 'Write the report to a file'
+complete -c rocm-doctor -l only -x -a '(rocm-doctor --list-checks 2>/dev/null | cut -d" " -f1)' -d 'Run only these checks'
+complete -c rocm-doctor -l skip -x -a '(rocm-doctor --list-checks 2>/dev/null | cut -d" " -f1)' -d 'Skip these checks'
+complete -c rocm-doctor -l list-checks -d 'List the checks'
+complete -c rocm-doctor -l fail-on -x -a 'error warning' -d 'Severity that makes the exit code 1'
+complete -c rocm-doctor -l no-color -d 'Never colour the report'
+complete -c rocm-doctor -s v -l verbose -d 'Log to stderr'
+complete -c rocm-doctor -l image -d 'Checking a container image: no GPU expected'
+complete -c rocm-doctor -l target-gfx -x -d 'gfx targets of the image'
+complete -c rocm-doctor -l version -d 'Print the version'
