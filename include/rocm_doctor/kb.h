@@ -97,6 +97,7 @@ struct KernelLayout {
   std::vector<std::string> dirs;  // relative; one '*' path component allowed
   std::string match;              // "token" (gfx anywhere in the name) or "prefix" (name starts with it)
   std::string finding;            // finding id when a GPU's gfx is missing
+  std::string family_absent_severity;  // "info" when the library is not built for the GPU's family by design
 };
 
 struct MathLibrary {

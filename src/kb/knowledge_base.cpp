@@ -153,7 +153,8 @@ void load_libraries(KnowledgeBase& kb, const json& file) {
     if (row.contains("kernels")) {
       const auto& raw = row["kernels"];
       library.kernels = KernelLayout{text_of(raw, "base"), strings(raw.value("dirs", json::array())),
-                                     text_of(raw, "match"), text_of(raw, "finding")};
+                                     text_of(raw, "match"), text_of(raw, "finding"),
+                                     text_of(raw, "family_absent_severity")};
     }
     if (library.name.empty() || library.soname.empty()) fail("rocm_libraries.json", "row without name/soname");
     if (!seen.insert(library.name).second) fail("rocm_libraries.json", "duplicate " + library.name);

@@ -1,0 +1,90 @@
+// The AMD GPUs of this machine: KFD topology joined with DRM and PCI sysfs.
+// Shared by the gpu-arch and libraries checks and rendered as the report's `gpus`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/kb.h"
+
+namespace rocm_doctor {
+
+struct Gpu {
+  int index = -1;                      // ROCm device index (KFD GPU node order); -1 when not in KFD
+  std::optional<int> node_id;          // KFD topology node number
+  std::string bdf;                     // "0000:03:00.0"
+  std::uint32_t vendor_id = 0;
+  std::uint32_t device_id = 0;
+  std::optional<std::uint32_t> subsystem_vendor_id;
+  std::optional<std::uint32_t> subsystem_device_id;
+  std::optional<std::uint32_t> revision;
+  std::string name;                    // marketing name, or "unknown AMD GPU (device 0x74ff)"
+  bool name_known = false;
+  std::string gfx;                     // "gfx1031"; empty when unknown
+  std::optional<GfxVersion> gfx_version;
+  std::string gfx_source;              // "kfd" or "pci-id table"
+  bool gfx_known = false;              // gfx is in the knowledge base
+  std::string family;                  // "RDNA2"; empty when unknown
+  bool apu = false;
+  std::optional<std::uint64_t> vram_total;  // bytes
+  std::optional<std::uint64_t> vram_used;
+  std::optional<unsigned> compute_units;
+  std::optional<unsigned> render_minor;
+  std::string card;                    // "card0"
+  std::optional<int> numa_node;
+  std::optional<std::uint64_t> hive_id;  // XGMI hive; nullopt when 0/absent
+  std::string driver;                  // PCI driver bound ("amdgpu")
+
+  [[nodiscard]] std::string render_node() const;  // "/dev/dri/renderD128" or ""
+  [[nodiscard]] std::string label() const;         // "GPU 0 AMD Radeon RX 6700 XT (gfx1031)"
+};
+
+// A disagreement between KFD, DRM and PCI.
+struct InventoryIssue {
+  std::string summary;
+  std::string source;
+  std::string value;
+};
+
+// KFD topology node `properties`, parsed.
+struct KfdNode {
+  int node_id = 0;
+  std::map<std::string, std::uint64_t> values;
+  [[nodiscard]] std::optional<std::uint64_t> get(std::string_view key) const;
+  [[nodiscard]] bool is_gpu() const;  // simd_count > 0 and gfx_target_version != 0
+};
+
+struct GpuInventory {
+  std::vector<Gpu> gpus;                // KFD GPUs in ROCm order, then GPUs only seen on PCI
+  std::vector<InventoryIssue> issues;   // KFD/DRM/PCI disagreements
+  bool kfd_present = false;             // /sys/class/kfd/kfd/topology/nodes readable
+  bool amdgpu_loaded = false;           // /sys/module/amdgpu exists
+  int kfd_node_count = 0;               // every node, CPU ones included
+
+  [[nodiscard]] std::vector<const Gpu*> kfd_gpus() const;  // the GPUs ROCm sees
+  [[nodiscard]] std::vector<const Gpu*> pci_gpus() const;  // every AMD GPU on PCI
+  [[nodiscard]] nlohmann::ordered_json to_json() const;
+
+  static GpuInventory collect(const CheckContext& ctx);
+  static GpuInventory collect(const Host& host);
+};
+
+// Pure parsers (tested with tables).
+std::optional<KfdNode> parse_kfd_properties(int node_id, std::string_view text);
+// location_id + domain -> "0000:03:00.0" (bus = id >> 8, device = (id >> 3) & 0x1f, function = id & 7).
+std::string bdf_from_location(std::uint64_t location_id, std::uint64_t domain);
+// "0x744c\n" -> 0x744c.
+std::optional<std::uint32_t> parse_hex_id(std::string_view text);
+// Last path component of a sysfs link target ("../../../0000:03:00.0" -> "0000:03:00.0").
+std::string_view link_basename(std::string_view target);
+// PCI class display (0x03xxxx) or processing accelerator (0x12xxxx).
+bool is_gpu_class(std::string_view pci_class);
+
+}  // namespace rocm_doctor
