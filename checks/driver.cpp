@@ -1,0 +1,402 @@
+// `driver`: is there an AMD GPU, is the amdgpu kernel driver up, and does it
+// offer the /dev/kfd compute interface ROCm needs.
+#include "driver.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/shell.h"
+#include "rocm_doctor/system_facts.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor::embedded {
+std::string_view data_pci_vendors();
+}  // namespace rocm_doctor::embedded
+
+namespace rocm_doctor::driver {
+
+KernelCmdline parse_kernel_cmdline(std::string_view text) {
+  KernelCmdline result;
+  std::vector<std::string> words;
+  std::string word;
+  bool quoted = false;
+  for (const char c : text) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (!quoted && (c == ' ' || c == '\t' || c == '\n')) {
+      if (!word.empty()) words.push_back(std::exchange(word, {}));
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(word);
+  for (const auto& raw : words) {
+    if (raw == "--") break;  // the rest belongs to init
+    const auto equals = raw.find('=');
+    std::string name = raw.substr(0, equals);
+    std::replace(name.begin(), name.end(), '-', '_');  // the kernel treats them alike in names
+    const std::string value = equals == std::string::npos ? "" : raw.substr(equals + 1);
+    if (name == "nomodeset") {
+      result.nomodeset = true;
+      result.amdgpu_words.push_back(raw);
+    } else if (name == "amdgpu.modeset") {
+      if (const auto number = parse_int(value)) result.amdgpu_modeset = static_cast<int>(*number);
+      result.amdgpu_words.push_back(raw);
+    } else if (name == "modprobe.blacklist" || name == "module_blacklist") {
+      for (const auto module : split(value, ',')) {
+        if (module == "amdgpu") {
+          result.amdgpu_blacklisted = true;
+          result.amdgpu_words.push_back(raw);
+        }
+      }
+    }
+  }
+  return result;
+}
+
+std::optional<std::uint32_t> parse_sysfs_hex(std::string_view text) {
+  auto value = trim(text);
+  if (value.starts_with("0x") || value.starts_with("0X")) value.remove_prefix(2);
+  if (value.empty() || value.size() > 8) return std::nullopt;
+  const auto number = parse_uint(value, 16);
+  if (!number) return std::nullopt;
+  return static_cast<std::uint32_t>(*number);
+}
+
+std::string hex4(std::uint32_t value) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "%04x", value);
+  return buffer;
+}
+
+std::string PciKnowledge::vendor_name(std::uint32_t vendor) const {
+  const auto it = vendor_names.find(vendor);
+  return it == vendor_names.end() ? "vendor 0x" + hex4(vendor) : it->second;
+}
+
+bool PciKnowledge::is_amd_gpu(std::uint32_t vendor, std::uint32_t pci_class) const {
+  return vendor == kAmdVendor && (is_display(pci_class) || amd_compute_classes.contains(pci_class >> 8));
+}
+
+PciKnowledge parse_pci_knowledge(std::string_view json_text) {
+  const auto json = nlohmann::json::parse(json_text);
+  PciKnowledge knowledge;
+  for (const auto& [key, name] : json.at("vendors").items()) {
+    if (const auto id = parse_sysfs_hex(key)) knowledge.vendor_names[*id] = name.get<std::string>();
+  }
+  if (const auto base = parse_sysfs_hex(json.at("display_base_class").get<std::string>())) {
+    knowledge.display_base_class = *base;
+  }
+  for (const auto& [key, name] : json.at("amd_compute_classes").items()) {
+    if (const auto id = parse_sysfs_hex(key)) knowledge.amd_compute_classes[*id] = name.get<std::string>();
+  }
+  return knowledge;
+}
+
+const PciKnowledge& pci_knowledge() {
+  static const PciKnowledge knowledge = parse_pci_knowledge(embedded::data_pci_vendors());
+  return knowledge;
+}
+
+namespace {
+
+constexpr std::string_view kPciDevices = "/sys/bus/pci/devices";
+constexpr std::string_view kCheckId = "driver";
+
+struct PciFunction {
+  std::string bdf;
+  std::uint32_t vendor = 0;
+  std::uint32_t device = 0;
+  std::uint32_t pci_class = 0;
+  std::string driver;  // bound kernel driver, "" when none
+
+  [[nodiscard]] std::string label() const {
+    std::string text = pci_knowledge().vendor_name(vendor) + " [" + hex4(vendor) + ":" + hex4(device) + "] at " + bdf;
+    return text + (driver.empty() ? " (no driver bound)" : " (driver " + driver + ")");
+  }
+};
+
+struct PciScan {
+  std::vector<PciFunction> gpus;  // display-class functions of any vendor, and AMD accelerators
+  std::optional<HostError> error;
+};
+
+std::string hex6(std::uint32_t value) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "%06x", value);
+  return buffer;
+}
+
+std::string last_component(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+PciScan scan_pci(const Host& host) {
+  PciScan scan;
+  auto entries = host.list_dir(kPciDevices);
+  if (!entries) {
+    scan.error = entries.error();
+    return scan;
+  }
+  const auto& knowledge = pci_knowledge();
+  for (const auto& entry : *entries) {
+    const std::string base = std::string(kPciDevices) + "/" + entry.name;
+    PciFunction function;
+    function.bdf = entry.name;
+    const auto read_hex = [&](const char* name) {
+      return host.read_file(base + "/" + name).map([](const std::string& text) { return parse_sysfs_hex(text); })
+          .value_or(std::nullopt);
+    };
+    const auto vendor = read_hex("vendor");
+    const auto pci_class = read_hex("class");
+    if (!vendor || !pci_class) continue;
+    function.vendor = *vendor;
+    function.pci_class = *pci_class;
+    function.device = read_hex("device").value_or(0);
+    if (!knowledge.is_display(function.pci_class) && !knowledge.is_amd_gpu(function.vendor, function.pci_class)) continue;
+    if (const auto link = host.read_link(base + "/driver")) function.driver = last_component(*link);
+    scan.gpus.push_back(std::move(function));
+  }
+  return scan;
+}
+
+Fix driver_fix(std::string description, std::vector<std::string> commands, bool root, bool reboot) {
+  Fix fix;
+  fix.description = std::move(description);
+  fix.commands = std::move(commands);
+  fix.needs_root = root;
+  fix.needs_reboot = reboot;
+  fix.verify = verify_command(kCheckId);
+  return fix;
+}
+
+Finding no_amd_gpu(const PciScan& scan) {
+  std::vector<std::string> others;
+  for (const auto& gpu : scan.gpus) others.push_back(gpu.label());
+  std::string summary = "No AMD GPU on the PCI bus";
+  if (!others.empty()) summary += ": found " + join(others, ", ") + " instead";
+  auto finding = make_finding("driver.no-amd-gpu", Severity::error, summary)
+                     .because("ROCm runs only on AMD GPUs (PCI vendor 0x1002). Without one, no ROCm program can use "
+                              "a GPU here; frameworks fall back to the CPU or fail.");
+  if (scan.error) {
+    finding.with_evidence(std::string(kPciDevices), scan.error->message);
+  } else if (others.empty()) {
+    finding.with_evidence(std::string(kPciDevices), "no display-class (0x03xxxx) device");
+  }
+  for (const auto& gpu : scan.gpus) {
+    finding.with_evidence(std::string(kPciDevices) + "/" + gpu.bdf,
+                          "vendor 0x" + hex4(gpu.vendor) + " (" + pci_knowledge().vendor_name(gpu.vendor) +
+                              "), class 0x" + hex6(gpu.pci_class));
+  }
+  finding.with_evidence("/dev/kfd", "absent");
+  return finding.with_fix(driver_fix(
+      "Run ROCm on a machine with a supported AMD GPU. In a virtual machine, pass the AMD GPU through (VFIO) "
+      "first; then this list shows it.",
+      {"lspci -nn -d 1002:"}, false, false));
+}
+
+std::string cmdline_fix_command(const SystemFacts& facts, const std::vector<std::string>& words) {
+  const bool fedora_like = facts.os_id == "fedora" || facts.os_id == "rhel" || facts.os_id == "centos" ||
+                           facts.os_id == "rocky" || facts.os_id == "almalinux" || facts.os_id == "ol" ||
+                           facts.os_id_like.find("rhel") != std::string::npos ||
+                           facts.os_id_like.find("fedora") != std::string::npos;
+  if (fedora_like) return "sudo grubby --update-kernel=ALL --remove-args=" + shell_quote(join(words, " "));
+  return "sudoedit /etc/default/grub";
+}
+
+Finding nomodeset(const KernelCmdline& cmdline, const SystemFacts& facts, std::string_view cmdline_text,
+                  bool module_loaded) {
+  std::vector<std::string> words;
+  for (const auto& word : cmdline.amdgpu_words) {
+    if (word.find("blacklist") == std::string::npos) words.push_back(word);
+  }
+  auto finding =
+      make_finding("driver.nomodeset", Severity::error,
+                   "The kernel command line disables the amdgpu driver (" + join(words, " ") + ")")
+          .because("With `nomodeset` (or amdgpu.modeset=0) amdgpu refuses to initialise, so there is no /dev/kfd "
+                   "and no GPU for ROCm. It is often left over from an installation that needed a basic "
+                   "framebuffer. Keep the amdgpu driver: do not purge or blacklist it.")
+          .with_evidence("/proc/cmdline", std::string(trim(cmdline_text)))
+          .with_evidence("/sys/module/amdgpu", module_loaded ? "present" : "absent (driver not loaded)");
+  std::vector<std::string> commands = {cmdline_fix_command(facts, words)};
+  std::string description = "Remove " + join(words, " ") + " from the kernel command line and reboot.";
+  if (commands.front().starts_with("sudoedit")) {
+    description += " Delete the word(s) from GRUB_CMDLINE_LINUX_DEFAULT and GRUB_CMDLINE_LINUX in "
+                   "/etc/default/grub, then regenerate the GRUB configuration.";
+    commands.push_back(facts.os_id == "debian" || facts.os_id == "ubuntu" ||
+                               facts.os_id_like.find("debian") != std::string::npos
+                           ? "sudo update-grub"
+                           : "sudo grub2-mkconfig -o /boot/grub2/grub.cfg");
+  }
+  commands.push_back("sudo reboot");
+  return finding.with_fix(driver_fix(description, commands, true, true));
+}
+
+std::string module_file(const Host& host, const std::string& release) {
+  for (const std::string folder : {"updates/dkms", "kernel/drivers/gpu/drm/amd/amdgpu", "extra"}) {
+    for (const std::string suffix : {"", ".zst", ".xz", ".gz"}) {
+      const auto path = "/lib/modules/" + release + "/" + folder + "/amdgpu.ko" + suffix;
+      if (host.exists(path)) return path;
+    }
+  }
+  return "";
+}
+
+Finding amdgpu_not_loaded(const CheckContext& ctx, const std::vector<PciFunction>& amd,
+                          const KernelCmdline& cmdline) {
+  const auto& facts = ctx.fact<SystemFacts>();
+  auto finding = make_finding("driver.amdgpu-not-loaded", Severity::error,
+                              "The amdgpu kernel driver is not loaded although an AMD GPU is present")
+                     .because("ROCm talks to the GPU through the amdgpu kernel driver and its /dev/kfd interface. "
+                              "Without it the GPU is invisible to every ROCm program. Never purge amdgpu: it is "
+                              "the driver ROCm needs.")
+                     .with_evidence("/sys/module/amdgpu", "absent");
+  for (const auto& gpu : amd) finding.with_evidence(std::string(kPciDevices) + "/" + gpu.bdf, gpu.label());
+  const auto release = facts.kernel_release;
+  const auto module = release.empty() ? std::string() : module_file(ctx.host(), release);
+  if (!release.empty()) {
+    finding.with_evidence("/lib/modules/" + release, module.empty() ? "no amdgpu.ko module file" : module);
+  }
+  const bool vfio = std::any_of(amd.begin(), amd.end(), [](const auto& gpu) { return gpu.driver == "vfio-pci"; });
+  const bool radeon = std::any_of(amd.begin(), amd.end(), [](const auto& gpu) { return gpu.driver == "radeon"; });
+  if (cmdline.amdgpu_blacklisted) {
+    std::vector<std::string> words;
+    for (const auto& word : cmdline.amdgpu_words) {
+      if (word.find("blacklist") != std::string::npos) words.push_back(word);
+    }
+    finding.with_evidence("/proc/cmdline", join(words, " "));
+    finding.with_fix(driver_fix("The kernel command line blacklists amdgpu: remove " + join(words, " ") +
+                                    " (GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub), regenerate GRUB, reboot.",
+                                {cmdline_fix_command(facts, words), "sudo reboot"}, true, true));
+  } else if (vfio) {
+    finding.with_fix(driver_fix("The GPU is reserved for a virtual machine by vfio-pci. Remove its id from the "
+                                    "vfio-pci.ids= kernel argument or the `options vfio-pci ids=` line in "
+                                    "/etc/modprobe.d, then reboot so amdgpu can claim it.",
+                                {"grep -rn vfio /etc/modprobe.d /proc/cmdline"}, true, true));
+  } else if (radeon) {
+    finding.with_fix(driver_fix("The GPU is driven by the legacy radeon driver (GCN 1.0/1.1 cards). ROCm does not "
+                                    "support these GPUs; use a GPU on ROCm's support list.",
+                                {}, false, false));
+  } else if (module.empty() && !release.empty() && facts.os_id == "ubuntu") {
+    finding.with_fix(driver_fix("Ubuntu ships amdgpu in the linux-modules-extra package of each kernel: install it "
+                                    "for the running kernel and load the driver.",
+                                {"sudo apt install " + shell_quote("linux-modules-extra-" + release),
+                                 "sudo modprobe amdgpu"},
+                                true, false));
+  } else if (module.empty()) {
+    finding.with_fix(driver_fix("No amdgpu module exists for the running kernel " + release +
+                                    ": install the kernel's module package, or amdgpu-dkms from AMD's repository "
+                                    "(check that it built for this kernel).",
+                                {"dkms status"}, true, false));
+  } else {
+    finding.with_fix(driver_fix("Load the driver and read the kernel log for the reason it did not load (with Secure "
+                                    "Boot on, an unsigned amdgpu-dkms module is refused: enroll its MOK key).",
+                                {"sudo modprobe amdgpu", "sudo dmesg | grep -iE 'amdgpu|kfd'", "mokutil --sb-state"},
+                                true, false));
+  }
+  return finding;
+}
+
+Finding kfd_missing(const CheckContext& ctx, bool module_loaded) {
+  const auto& facts = ctx.fact<SystemFacts>();
+  const auto& host = ctx.host();
+  auto finding = make_finding("driver.kfd-missing", Severity::error, "/dev/kfd is missing")
+                     .because("/dev/kfd is the compute interface every ROCm program opens; without it ROCm sees no "
+                              "GPU (rocminfo: \"Unable to open /dev/kfd\").")
+                     .with_evidence("/dev/kfd", "absent")
+                     .with_evidence("/sys/module/amdgpu", module_loaded ? "present (driver loaded)" : "not visible");
+  if (!facts.container.empty()) {
+    return finding.with_evidence("container runtime", facts.container)
+        .with_fix(driver_fix("Inside a " + facts.container +
+                                 " container the device nodes must be passed in: start the container with "
+                                 "--device=/dev/kfd --device=/dev/dri (the host needs the amdgpu driver loaded).",
+                             {"docker run --device=/dev/kfd --device=/dev/dri IMAGE"}, false, false));
+  }
+  const bool kfd_class = host.exists("/sys/class/kfd/kfd");
+  finding.with_evidence("/sys/class/kfd/kfd", kfd_class ? "present" : "absent");
+  if (kfd_class) {
+    return finding.with_fix(driver_fix("The kernel created the KFD device but no /dev node appeared: let udev "
+                                           "create it again.",
+                                       {"sudo udevadm trigger --subsystem-match=kfd", "ls -l /dev/kfd"}, true, false));
+  }
+  if (!facts.kernel_release.empty()) {
+    const auto config = host.read_file("/boot/config-" + facts.kernel_release, 16 * 1024 * 1024);
+    if (config && config->find("# CONFIG_HSA_AMD is not set") != std::string::npos) {
+      finding.with_evidence("/boot/config-" + facts.kernel_release, "# CONFIG_HSA_AMD is not set");
+      std::vector<std::string> commands;
+      if (facts.os_id == "debian") commands = {"sudo apt install linux-image-amd64"};
+      if (facts.os_id == "ubuntu") commands = {"sudo apt install linux-generic"};
+      return finding.with_fix(driver_fix("This kernel was built without KFD (CONFIG_HSA_AMD): boot a kernel with "
+                                             "CONFIG_HSA_AMD=y, such as your distribution's standard kernel.",
+                                         commands, true, true));
+    }
+  }
+  return finding.with_fix(driver_fix("amdgpu did not create the compute interface for this GPU. The kernel log says "
+                                         "why; \"not supported in kfd\" means the GPU is too old for ROCm.",
+                                     {"sudo dmesg | grep -iE 'kfd|amdgpu'"}, true, false));
+}
+
+Finding driver_ok(const CheckContext& ctx, const std::vector<PciFunction>& amd, bool module_loaded) {
+  const auto& host = ctx.host();
+  const auto version = host.read_trimmed("/sys/module/amdgpu/version");
+  std::string driver;
+  if (!module_loaded) {
+    driver = "amdgpu (module details not visible here)";
+  } else if (version && !version->empty()) {
+    driver = "amdgpu " + *version + " (out-of-tree amdgpu-dkms)";
+  } else {
+    driver = "amdgpu, the in-tree driver of kernel " + ctx.fact<SystemFacts>().kernel_release;
+  }
+  std::vector<std::string> labels;
+  for (const auto& gpu : amd) labels.push_back(gpu.bdf);
+  const std::string gpus = amd.empty() ? "AMD GPU not listed on the PCI bus here"
+                                       : std::to_string(amd.size()) + " AMD GPU(s) at " + join(labels, ", ");
+  auto finding = make_finding("driver.ok", Severity::ok, "Driver " + driver + " loaded, /dev/kfd present; " + gpus)
+                     .because("The amdgpu kernel driver is up and offers the /dev/kfd compute interface ROCm uses.")
+                     .with_evidence("/sys/module/amdgpu/version", version ? *version : "absent (in-tree driver)")
+                     .with_evidence("/dev/kfd", "present");
+  for (const auto& gpu : amd) finding.with_evidence(std::string(kPciDevices) + "/" + gpu.bdf, gpu.label());
+  return finding;
+}
+
+class DriverCheck final : public Check {
+ public:
+  std::string_view id() const override { return kCheckId; }
+  std::string_view title() const override { return "AMD GPU and kernel driver"; }
+  int order() const override { return 20; }
+  std::vector<std::string_view> finding_ids() const override {
+    return {"driver.no-amd-gpu", "driver.amdgpu-not-loaded", "driver.nomodeset", "driver.kfd-missing", "driver.ok"};
+  }
+
+  CheckOutcome run(const CheckContext& ctx) const override {
+    if (ctx.options().image_mode) return CheckOutcome::skipped("--image: no GPU or driver is expected in an image build");
+    const auto& facts = ctx.fact<SystemFacts>();
+    if (facts.wsl) return CheckOutcome::skipped("WSL: the GPU is reached through /dev/dxg");
+    const auto& host = ctx.host();
+
+    const auto scan = scan_pci(host);
+    std::vector<PciFunction> amd;
+    std::copy_if(scan.gpus.begin(), scan.gpus.end(), std::back_inserter(amd),
+                 [](const auto& gpu) { return pci_knowledge().is_amd_gpu(gpu.vendor, gpu.pci_class); });
+    const bool kfd = host.exists("/dev/kfd");
+    // A container may hide the PCI bus; /dev/kfd still proves a GPU driver is there.
+    if (amd.empty() && !kfd) return {{no_amd_gpu(scan)}};
+
+    const bool module_loaded = host.exists("/sys/module/amdgpu");
+    const auto cmdline_text = host.read_file("/proc/cmdline").value_or("");
+    const auto cmdline = parse_kernel_cmdline(cmdline_text);
+    if (!kfd && cmdline.disables_modeset()) return {{nomodeset(cmdline, facts, cmdline_text, module_loaded)}};
+    if (!kfd && !module_loaded && facts.container.empty()) return {{amdgpu_not_loaded(ctx, amd, cmdline)}};
+    if (!kfd) return {{kfd_missing(ctx, module_loaded)}};
+    return {{driver_ok(ctx, amd, module_loaded)}};
+  }
+};
+
+}  // namespace
+}  // namespace rocm_doctor::driver
+
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::driver::DriverCheck)

@@ -1,0 +1,308 @@
+// `rocm-install`: which ROCm user-space release is installed, and whether
+// programs and shells can find it (dynamic loader, PATH).
+#include <algorithm>
+
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/shell.h"
+#include "rocm_doctor/system_facts.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+namespace {
+
+constexpr std::string_view kCheckId = "rocm-install";
+
+Fix install_fix(std::string description, std::vector<std::string> commands, bool root) {
+  Fix fix;
+  fix.description = std::move(description);
+  fix.commands = std::move(commands);
+  fix.needs_root = root;
+  fix.verify = verify_command(kCheckId);
+  return fix;
+}
+
+bool under(std::string_view path, std::string_view prefix) {
+  return path == prefix || (path.starts_with(prefix) && path.size() > prefix.size() && path[prefix.size()] == '/');
+}
+
+std::string release_label(const RocmRelease& release) {
+  const auto version = release.version.empty() ? std::string("unknown version") : "ROCm " + release.version;
+  return version + (release.distro_packaged ? " (distribution packages in " + release.lib_dir + ")" : " in " + release.prefix);
+}
+
+// The path users should type for a release: /opt/rocm when it leads there.
+std::string preferred_prefix(const RocmInstallation& install, const RocmRelease& release) {
+  return install.opt_rocm_resolved == release.prefix && !install.opt_rocm_dangling ? "/opt/rocm" : release.prefix;
+}
+
+Finding link_dangling(const RocmInstallation& install) {
+  auto finding = make_finding("rocm.link-dangling", Severity::error,
+                              "/opt/rocm points to " + install.opt_rocm_resolved + ", which does not exist")
+                     .because("Build systems, scripts and frameworks look for ROCm under /opt/rocm. A link to a "
+                              "removed release makes them fail or silently pick something else.")
+                     .with_evidence("/opt/rocm", "-> " + install.opt_rocm_target.value_or(""))
+                     .with_evidence(install.opt_rocm_resolved, "not found");
+  const auto newest = std::find_if(install.releases.begin(), install.releases.end(),
+                                   [](const auto& release) { return !release.distro_packaged; });
+  if (newest == install.releases.end()) {
+    return finding.with_fix(install_fix("No ROCm release is left under /opt: remove the stale link (then install "
+                                        "ROCm again if you need it).",
+                                        {"sudo rm /opt/rocm"}, true));
+  }
+  const bool alternatives = install.opt_rocm_target.value_or("").starts_with("/etc/alternatives/");
+  if (alternatives) {
+    return finding.with_fix(install_fix(
+        "/opt/rocm is managed by update-alternatives (name `rocm`): register " + newest->prefix + " and select it.",
+        {"sudo update-alternatives --install /opt/rocm rocm " + shell_quote(newest->prefix) + " 100",
+         "sudo update-alternatives --set rocm " + shell_quote(newest->prefix)},
+        true));
+  }
+  return finding.with_fix(install_fix("Point /opt/rocm at the installed release " + newest->prefix + ".",
+                                      {"sudo ln -sfn " + shell_quote(newest->prefix) + " /opt/rocm"}, true));
+}
+
+Finding not_installed(const CheckContext& ctx) {
+  const auto& facts = ctx.fact<SystemFacts>();
+  auto finding = make_finding("rocm.not-installed", Severity::error, "No ROCm installation found")
+                     .because("ROCm's user space (HIP runtime, rocminfo, libraries) is what programs load to use an "
+                              "AMD GPU. (PyTorch's ROCm wheels bundle their own copy, but the system tools are still "
+                              "needed to diagnose it.)")
+                     .with_evidence("/opt/rocm", "not found")
+                     .with_evidence("/opt/rocm-*", "none")
+                     .with_evidence("libamdhip64.so*", "not in /usr/lib/x86_64-linux-gnu, /usr/lib64 or /usr/lib");
+  const bool debian_like = facts.os_id == "debian" || facts.os_id == "ubuntu" ||
+                           facts.os_id_like.find("debian") != std::string::npos;
+  if (ctx.host().exists("/usr/bin/amdgpu-install")) {
+    return finding.with_fix(install_fix("AMD's installer is present: install the ROCm use case.",
+                                        {"sudo amdgpu-install --usecase=rocm"}, true));
+  }
+  if (facts.os_id == "debian") {
+    return finding.with_fix(install_fix(
+        "Debian packages ROCm itself (main archive); AMD's repository offers newer releases for supported systems "
+        "(https://rocm.docs.amd.com/projects/install-on-linux/).",
+        {"sudo apt update", "sudo apt install rocminfo libamdhip64-dev"}, true));
+  }
+  if (debian_like) {
+    return finding.with_fix(install_fix(
+        "Add AMD's ROCm repository as described at https://rocm.docs.amd.com/projects/install-on-linux/ "
+        "(amdgpu-install package), then install ROCm.",
+        {"sudo apt update", "sudo apt install rocm"}, true));
+  }
+  return finding.with_fix(install_fix(
+      "Install ROCm from AMD's repository for this distribution: https://rocm.docs.amd.com/projects/install-on-linux/",
+      {}, true));
+}
+
+Finding version_info(const RocmInstallation& install) {
+  const auto& active = *install.active;
+  auto finding = make_finding("rocm.version", Severity::info, release_label(active))
+                     .because("The ROCm release decides which GPUs, kernels and framework builds are supported.")
+                     .with_evidence(active.evidence, active.version.empty() ? "unreadable" : active.version);
+  if (!active.hip_version.empty()) finding.with_evidence("HIP runtime", active.hip_version);
+  if (install.opt_rocm_target) {
+    const bool chain = install.opt_rocm_resolved != normalize_path(*install.opt_rocm_target);
+    finding.with_evidence("/opt/rocm", "-> " + *install.opt_rocm_target + (chain ? " -> " + install.opt_rocm_resolved : ""));
+  }
+  return finding;
+}
+
+// Several releases side by side are fine (AMD supports it); they matter when
+// something mixes them or nothing says which one is meant.
+Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& install) {
+  const auto& active = *install.active;
+  std::vector<std::string> labels, mixups;
+  for (const auto& release : install.releases) labels.push_back(release_label(release));
+  const bool distro = std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) { return r.distro_packaged; });
+  const bool vendor = std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) { return !r.distro_packaged; });
+  std::vector<Evidence> evidence;
+  for (const auto& release : install.releases) {
+    if (release.prefix == active.prefix || release.distro_packaged) continue;
+    for (const auto& dir : install.loader_dirs) {
+      if (under(dir.path, release.prefix)) evidence.push_back({dir.origin, dir.path});
+    }
+    for (const auto& dir : split_search_path(ctx.host().env("PATH").value_or(""))) {
+      if (under(normalize_path(dir), release.prefix)) evidence.push_back({"env PATH", dir});
+    }
+    for (const char* name : {"ROCM_PATH", "HIP_PATH"}) {
+      const auto value = ctx.host().env(name);
+      if (value && under(normalize_path(*value), release.prefix)) evidence.push_back({std::string("env ") + name, *value});
+    }
+  }
+  const bool no_link = install.opt_rocm_resolved.empty() && vendor;
+  const bool matters = (distro && vendor) || !evidence.empty() || (no_link && install.releases.size() > 1);
+  std::string summary = std::to_string(install.releases.size()) + " ROCm releases side by side; ";
+  summary += install.opt_rocm_resolved.empty() ? "no /opt/rocm link says which one is meant"
+                                                : "/opt/rocm points to " + install.opt_rocm_resolved;
+  auto finding = make_finding("rocm.multiple-installs", matters ? Severity::warning : Severity::info, summary)
+                     .because(matters ? "Parts of different releases get mixed: the dynamic loader or PATH picks "
+                                        "libraries or tools of a release other than " + active.prefix +
+                                        " (libhsa-runtime64.so.1 has the same name in every release), which breaks "
+                                        "programs in confusing ways."
+                                      : "Releases installed side by side are supported; /opt/rocm selects the one in use.")
+                     .with_evidence("releases", join(labels, "; "));
+  for (auto& item : evidence) finding.evidence.push_back(std::move(item));
+  if (!matters) return finding;
+  if (distro && vendor) {
+    finding.with_evidence("mixed", "distribution ROCm packages and AMD's /opt ROCm are both installed");
+    return finding.with_fix(install_fix("Use one ROCm stack: remove the distribution's ROCm runtime packages (or the "
+                                        "/opt release you do not use).",
+                                        {"dpkg -l 'libamdhip64-*' 'libhsa-runtime64-*' 'rocminfo'"}, true));
+  }
+  if (no_link) {
+    return finding.with_fix(install_fix("Select the release to use by pointing /opt/rocm at it.",
+                                        {"sudo ln -sfn " + shell_quote(active.prefix) + " /opt/rocm"}, true));
+  }
+  std::vector<std::string> commands;
+  const bool from_env = std::any_of(finding.evidence.begin(), finding.evidence.end(), [](const auto& item) {
+    return item.source == "LD_LIBRARY_PATH" || item.source.starts_with("env ");
+  });
+  if (from_env) {
+    const auto identity = ctx.host().identity();
+    const auto user = identity.user.empty() ? std::nullopt : ctx.host().user_by_name(identity.user);
+    const std::string home = user && !user->home.empty() ? shell_quote(user->home) : std::string("~");
+    commands.push_back("grep -n " + shell_quote("/opt/rocm-") + " " + home + "/.bashrc " + home + "/.profile /etc/environment");
+  } else {
+    commands = {"grep -rn " + shell_quote("/opt/rocm-") + " /etc/ld.so.conf /etc/ld.so.conf.d", "sudo ldconfig"};
+  }
+  return finding.with_fix(install_fix("Remove the other release's folders from the places shown above (shell start-up "
+                                      "files for variables, /etc/ld.so.conf.d for the loader, then `sudo ldconfig`), so "
+                                      "only " + active.prefix + " (via /opt/rocm) is used; open a new shell.",
+                                      commands, !from_env));
+}
+
+bool is_hip_soname(std::string_view path, const std::string& soname) {
+  const auto name = path.substr(path.rfind('/') + 1);
+  return name == soname || (name.starts_with(soname) && name[soname.size()] == '.');
+}
+
+// The soname programs built for the active release ask the loader for.
+std::string wanted_soname(const RocmRelease& release) {
+  if (release.version.empty()) return "libamdhip64.so";
+  return "libamdhip64.so." + std::string(split(release.version, '.').front());
+}
+
+const LoaderHit* loader_finds(const RocmInstallation& install, const std::string& soname) {
+  const auto found = std::find_if(install.hip_libraries.begin(), install.hip_libraries.end(),
+                                  [&](const auto& hit) { return is_hip_soname(hit.path, soname); });
+  return found == install.hip_libraries.end() ? nullptr : &*found;
+}
+
+std::optional<Finding> lib_not_found(const CheckContext& ctx, const RocmInstallation& install) {
+  const auto& active = *install.active;
+  const auto& host = ctx.host();
+  const auto soname = wanted_soname(active);
+  if (loader_finds(install, soname)) return std::nullopt;
+
+  std::vector<std::string> searched;
+  for (const auto& dir : install.loader_dirs) searched.push_back(dir.path);
+  auto finding = make_finding("rocm.lib-not-found", Severity::error,
+                              "The dynamic loader cannot find " + soname + " of " + release_label(active))
+                     .because("Programs built with HIP load libamdhip64 through the dynamic loader; they fail with "
+                              "\"error while loading shared libraries: " + soname + "\" when no searched folder holds it.")
+                     .with_evidence("searched", join(searched, ":"));
+  for (const auto& hit : install.hip_libraries) finding.with_evidence(hit.origin, hit.path + " (another release)");
+  const auto entries = host.list_dir(active.lib_dir);
+  const bool present = entries && std::any_of(entries->begin(), entries->end(), [&](const auto& entry) {
+    return is_hip_soname(active.lib_dir + "/" + entry.name, soname);
+  });
+  if (!present) {
+    finding.with_evidence(active.lib_dir, "no " + soname);
+    return finding.with_fix(install_fix("The HIP runtime is not installed in " + active.prefix +
+                                            ": install it (package hip-runtime-amd from AMD's repository).",
+                                        {"sudo apt install hip-runtime-amd"}, true));
+  }
+  const auto folder = preferred_prefix(install, active) + "/lib";
+  finding.with_evidence(active.lib_dir, "holds " + soname);
+  return finding.with_fix(install_fix("Register " + folder + " with the dynamic loader and refresh its cache.",
+                                      {"echo " + shell_quote(folder) + " | sudo tee /etc/ld.so.conf.d/rocm.conf",
+                                       "sudo ldconfig"},
+                                      true));
+}
+
+// Where this user's login shell reads its settings from.
+std::string persist_command(const Host& host, const std::string& line, const std::string& bin) {
+  const auto identity = host.identity();
+  const auto user = identity.user.empty() ? std::nullopt : host.user_by_name(identity.user);
+  const std::string home = user && !user->home.empty() ? user->home : "~";
+  const std::string shell = user ? user->shell.substr(user->shell.rfind('/') + 1) : "";
+  if (shell == "fish") return "fish -c " + shell_quote("fish_add_path " + bin);
+  const std::string file = shell == "zsh" ? "/.zshrc" : shell == "bash" ? "/.bashrc" : "/.profile";
+  const auto target = home == "~" ? "~" + file : shell_quote(home + file);
+  return "echo " + shell_quote(line) + " >> " + target;
+}
+
+std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstallation& install) {
+  const auto& active = *install.active;
+  const auto& host = ctx.host();
+  if (active.distro_packaged) return std::nullopt;  // /usr/bin is always on PATH
+  std::vector<std::string> tools;
+  for (const char* tool : {"rocminfo", "hipconfig"}) {
+    if (host.exists(active.bin_dir + "/" + tool)) tools.emplace_back(tool);
+  }
+  if (tools.empty()) return std::nullopt;
+  const auto path = host.env("PATH").value_or("");
+  for (const auto& dir : split_search_path(path)) {
+    // /opt/rocm/bin behind a dangling /opt/rocm: rocm.link-dangling says how to fix it.
+    if (install.opt_rocm_dangling && normalize_path(dir) == "/opt/rocm/bin") return std::nullopt;
+    for (const auto& tool : tools) {
+      if (host.exists(normalize_path(dir) + "/" + tool)) return std::nullopt;
+    }
+  }
+  const auto bin = preferred_prefix(install, active) + "/bin";
+  const auto line = "export PATH=\"$PATH:" + bin + "\"";
+  Fix fix = install_fix("Add " + bin + " to PATH now and for every new shell of this user" +
+                            (ctx.options().image_mode ? " (in a Dockerfile: ENV PATH=\"${PATH}:" + bin + "\")" : "") + ".",
+                        {line, persist_command(host, line, bin)}, false);
+  fix.needs_relogin = false;
+  return make_finding("rocm.bin-not-on-path", Severity::warning, join(tools, " and ") + " are in " + active.bin_dir +
+                                                                     ", which is not on PATH")
+      .because("ROCm's tools (rocminfo, hipconfig, hipcc, amd-smi) are not found by name, and build scripts that "
+               "run `hipconfig` fail.")
+      .with_evidence("env PATH", path.empty() ? "(unset)" : path)
+      .with_evidence(active.bin_dir, join(tools, ", "))
+      .with_fix(fix);
+}
+
+Finding ok_finding(const RocmInstallation& install) {
+  const auto& active = *install.active;
+  auto finding = make_finding("rocm.ok", Severity::ok, release_label(active) + " is usable: libraries and tools are found")
+                     .because("The dynamic loader finds the HIP runtime and the tools are on PATH.");
+  if (const auto* hit = loader_finds(install, wanted_soname(active))) finding.with_evidence(hit->origin, hit->path);
+  return finding;
+}
+
+class RocmInstallCheck final : public Check {
+ public:
+  std::string_view id() const override { return kCheckId; }
+  std::string_view title() const override { return "ROCm installation"; }
+  int order() const override { return 40; }
+  std::vector<std::string_view> finding_ids() const override {
+    return {"rocm.not-installed", "rocm.version",       "rocm.multiple-installs", "rocm.link-dangling",
+            "rocm.lib-not-found", "rocm.bin-not-on-path", "rocm.ok"};
+  }
+
+  // Runs with --image too: ROCm's user space is exactly what an image build checks.
+  CheckOutcome run(const CheckContext& ctx) const override {
+    const auto& install = ctx.fact<RocmInstallation>();
+    std::vector<Finding> findings;
+    if (install.opt_rocm_dangling) findings.push_back(link_dangling(install));
+    if (!install.installed()) {
+      findings.push_back(not_installed(ctx));
+      return findings;
+    }
+    findings.push_back(version_info(install));
+    if (install.releases.size() > 1) findings.push_back(multiple_installs(ctx, install));
+    if (auto finding = lib_not_found(ctx, install)) findings.push_back(std::move(*finding));
+    if (auto finding = bin_not_on_path(ctx, install)) findings.push_back(std::move(*finding));
+    const bool healthy = std::none_of(findings.begin(), findings.end(),
+                                      [](const auto& finding) { return finding.severity >= Severity::warning; });
+    if (healthy) findings.push_back(ok_finding(install));
+    return findings;
+  }
+};
+
+}  // namespace
+}  // namespace rocm_doctor
+
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::RocmInstallCheck)

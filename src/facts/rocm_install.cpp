@@ -1,0 +1,391 @@
+#include "rocm_doctor/facts/rocm_install.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+bool is_dotted_number(std::string_view text, std::size_t min_parts) {
+  if (text.empty()) return false;
+  std::size_t parts = 0;
+  for (const auto part : split(text, '.')) {
+    if (part.empty() || !std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      return false;
+    }
+    ++parts;
+  }
+  return parts >= min_parts;
+}
+
+std::string join_path(std::string_view folder, std::string_view name) {
+  std::string path(folder);
+  if (!path.ends_with('/')) path += '/';
+  return path + std::string(name);
+}
+
+std::string parent_of(std::string_view path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+}  // namespace
+
+std::optional<std::string> parse_rocm_version_file(std::string_view text) {
+  auto value = trim(text);
+  if (const auto newline = value.find('\n'); newline != std::string_view::npos) value = trim(value.substr(0, newline));
+  value = value.substr(0, value.find('-'));
+  if (!is_dotted_number(value, 2)) return std::nullopt;
+  return std::string(value);
+}
+
+std::optional<std::string> parse_versioned_folder(std::string_view name) {
+  if (!name.starts_with("rocm-")) return std::nullopt;
+  const auto version = name.substr(5);
+  if (!is_dotted_number(version, 2)) return std::nullopt;
+  return std::string(version);
+}
+
+std::optional<std::string> hip_version_from_library_name(std::string_view name) {
+  constexpr std::string_view kStem = "libamdhip64.so.";
+  if (!name.starts_with(kStem)) return std::nullopt;
+  const auto version = name.substr(kStem.size());
+  if (!is_dotted_number(version, 3)) return std::nullopt;
+  return std::string(version);
+}
+
+std::optional<std::string> parse_hip_version_file(std::string_view text) {
+  const auto values = parse_env_file(text);
+  const auto get = [&](const char* key) -> std::string {
+    const auto it = values.find(key);
+    return it == values.end() ? "" : std::string(trim(it->second));
+  };
+  const auto version = get("HIP_VERSION_MAJOR") + "." + get("HIP_VERSION_MINOR") + "." + get("HIP_VERSION_PATCH");
+  if (!is_dotted_number(version, 3)) return std::nullopt;
+  return version;
+}
+
+std::optional<std::string> dpkg_installed_version(std::string_view status, std::string_view package) {
+  // Stanzas are separated by blank lines; fields are "Name: value".
+  std::string current_package, version, state;
+  const auto finish = [&]() -> std::optional<std::string> {
+    if (current_package == package && state.find(" installed") != std::string::npos && !version.empty()) return version;
+    return std::nullopt;
+  };
+  for (const auto raw : lines(status)) {
+    const auto line = std::string_view(raw);
+    if (trim(line).empty()) {
+      if (auto found = finish()) return found;
+      current_package.clear();
+      version.clear();
+      state.clear();
+      continue;
+    }
+    if (line.starts_with(' ') || line.starts_with('\t')) continue;  // continuation line
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    const auto field = line.substr(0, colon);
+    const auto value = std::string(trim(line.substr(colon + 1)));
+    if (field == "Package") current_package = value;
+    else if (field == "Version") version = value;
+    else if (field == "Status") state = " " + value;
+  }
+  return finish();
+}
+
+std::string upstream_version(std::string_view debian_version) {
+  auto value = trim(debian_version);
+  if (const auto colon = value.find(':'); colon != std::string_view::npos) value = value.substr(colon + 1);
+  if (const auto dash = value.rfind('-'); dash != std::string_view::npos) value = value.substr(0, dash);
+  const auto end = std::find_if(value.begin(), value.end(), [](unsigned char c) { return !std::isdigit(c) && c != '.'; });
+  auto result = std::string(value.begin(), end);
+  while (result.ends_with('.')) result.pop_back();
+  return result;
+}
+
+int compare_versions(std::string_view a, std::string_view b) {
+  const auto left = split(a, '.');
+  const auto right = split(b, '.');
+  for (std::size_t i = 0; i < std::max(left.size(), right.size()); ++i) {
+    const auto x = i < left.size() ? parse_uint(left[i]).value_or(0) : 0;
+    const auto y = i < right.size() ? parse_uint(right[i]).value_or(0) : 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+std::vector<LdConfLine> parse_ld_so_conf(std::string_view text) {
+  std::vector<LdConfLine> result;
+  for (const auto raw : lines(text)) {
+    auto line = std::string_view(raw);
+    line = trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    const auto words = split_words(line);
+    if (words.front() == "include" && words.size() > 1) {
+      for (std::size_t i = 1; i < words.size(); ++i) result.push_back({LdConfLine::Kind::include, std::string(words[i])});
+      continue;
+    }
+    if (words.front() == "hwcap") continue;
+    // glibc takes the whole line as one folder; an "=TYPE" suffix is obsolete.
+    auto folder = line.substr(0, line.find('='));
+    folder = trim(folder);
+    while (folder.size() > 1 && folder.ends_with('/')) folder.remove_suffix(1);
+    if (!folder.empty()) result.push_back({LdConfLine::Kind::directory, std::string(folder)});
+  }
+  return result;
+}
+
+bool glob_match(std::string_view pattern, std::string_view name) {
+  if (pattern.empty()) return name.empty();
+  const char first = pattern.front();
+  if (first == '*') {
+    for (std::size_t skip = 0; skip <= name.size(); ++skip) {
+      if (glob_match(pattern.substr(1), name.substr(skip))) return true;
+    }
+    return false;
+  }
+  if (name.empty()) return false;
+  if (first == '?') return glob_match(pattern.substr(1), name.substr(1));
+  if (first == '[') {
+    const auto close = pattern.find(']', 2);
+    if (close != std::string_view::npos) {
+      auto set = pattern.substr(1, close - 1);
+      const bool negate = !set.empty() && (set.front() == '!' || set.front() == '^');
+      if (negate) set.remove_prefix(1);
+      bool hit = false;
+      for (std::size_t i = 0; i < set.size(); ++i) {
+        if (i + 2 < set.size() && set[i + 1] == '-') {
+          hit = hit || (name.front() >= set[i] && name.front() <= set[i + 2]);
+          i += 2;
+        } else {
+          hit = hit || name.front() == set[i];
+        }
+      }
+      return hit != negate && glob_match(pattern.substr(close + 1), name.substr(1));
+    }
+  }
+  return first == name.front() && glob_match(pattern.substr(1), name.substr(1));
+}
+
+std::vector<std::string> split_search_path(std::string_view value, bool allow_semicolon) {
+  std::vector<std::string> result;
+  std::string current;
+  for (const char c : value) {
+    if (c == ':' || (allow_semicolon && c == ';')) {
+      if (!current.empty()) result.push_back(std::exchange(current, {}));
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty()) result.push_back(current);
+  return result;
+}
+
+std::string normalize_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (const auto part : split(path, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string result;
+  for (const auto part : parts) result += "/" + std::string(part);
+  return result.empty() ? "/" : result;
+}
+
+std::string RocmInstallation::active_major_minor() const {
+  if (!active || active->version.empty()) return "";
+  const auto parts = split(active->version, '.');
+  if (parts.size() < 2) return active->version;
+  return std::string(parts[0]) + "." + std::string(parts[1]);
+}
+
+// ---------------------------------------------------------------- collection
+
+namespace {
+
+constexpr std::size_t kMaxIncludeDepth = 8;
+constexpr int kMaxLinkHops = 16;
+constexpr std::string_view kHipStem = "libamdhip64.so";
+constexpr std::size_t kDpkgStatusLimit = 64U * 1024 * 1024;
+
+// Follows /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-6.2.4 one link at a time.
+std::string resolve_link_chain(const Host& host, std::string path) {
+  for (int hop = 0; hop < kMaxLinkHops; ++hop) {
+    const auto target = host.read_link(path);
+    if (!target) return path;
+    path = target->starts_with('/') ? normalize_path(*target) : normalize_path(parent_of(path) + "/" + *target);
+  }
+  return path;
+}
+
+std::string release_hip_version(const Host& host, const std::string& prefix) {
+  if (const auto text = host.read_file(prefix + "/share/hip/version")) {
+    if (auto version = parse_hip_version_file(*text)) return *version;
+  }
+  return "";
+}
+
+bool has_hip_library(const Host& host, const std::string& folder) {
+  const auto entries = host.list_dir(folder);
+  if (!entries) return false;
+  return std::any_of(entries->begin(), entries->end(), [](const auto& entry) { return entry.name.starts_with(kHipStem); });
+}
+
+// A folder under /opt counts as a release when it carries ROCm's version file or its runtime or tools.
+std::optional<RocmRelease> opt_release(const Host& host, const std::string& prefix, std::optional<std::string> folder_version) {
+  RocmRelease release;
+  release.prefix = prefix;
+  release.lib_dir = prefix + "/lib";
+  release.bin_dir = prefix + "/bin";
+  if (const auto text = host.read_file(prefix + "/.info/version")) {
+    if (auto version = parse_rocm_version_file(*text)) {
+      release.version = *version;
+      release.evidence = prefix + "/.info/version";
+    }
+  }
+  if (release.version.empty()) {
+    const bool looks_installed = has_hip_library(host, release.lib_dir) || host.exists(release.bin_dir + "/rocminfo") ||
+                                 host.exists(release.bin_dir + "/hipconfig");
+    if (!looks_installed) return std::nullopt;
+    release.version = folder_version.value_or("");
+    release.evidence = prefix;
+  }
+  release.hip_version = release_hip_version(host, prefix);
+  return release;
+}
+
+std::vector<RocmRelease> distro_releases(const Host& host) {
+  std::vector<RocmRelease> releases;
+  for (const std::string folder : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
+    const auto entries = host.list_dir(folder);
+    if (!entries) continue;
+    std::optional<std::string> hip;
+    for (const auto& entry : *entries) {
+      if (auto version = hip_version_from_library_name(entry.name)) hip = version;
+    }
+    if (!hip) continue;
+    RocmRelease release;
+    release.prefix = "/usr";
+    release.lib_dir = folder;
+    release.bin_dir = "/usr/bin";
+    release.distro_packaged = true;
+    release.hip_version = *hip;
+    const auto major = std::string(split(*hip, '.').front());
+    std::optional<std::string> package_version;
+    if (const auto status = host.read_file("/var/lib/dpkg/status", kDpkgStatusLimit)) {
+      package_version = dpkg_installed_version(*status, "libamdhip64-" + major);
+    }
+    if (package_version && !upstream_version(*package_version).empty()) {
+      release.version = upstream_version(*package_version);
+      release.evidence = "/var/lib/dpkg/status: libamdhip64-" + major + " " + *package_version;
+    } else {
+      const auto parts = split(*hip, '.');
+      release.version = std::string(parts[0]) + "." + std::string(parts[1]);
+      release.evidence = folder + "/libamdhip64.so." + *hip;
+    }
+    releases.push_back(std::move(release));
+    break;  // one distro stack: the first multiarch folder wins
+  }
+  return releases;
+}
+
+void add_conf_file(const Host& host, const std::string& file, std::size_t depth, std::vector<LoaderDir>& dirs) {
+  if (depth > kMaxIncludeDepth) return;
+  const auto text = host.read_file(file);
+  if (!text) return;
+  for (const auto& line : parse_ld_so_conf(*text)) {
+    if (line.kind == LdConfLine::Kind::directory) {
+      dirs.push_back({normalize_path(line.value), file});
+      continue;
+    }
+    // Globs are expanded in their last component, as ld.so.conf files use them.
+    const auto pattern = line.value.starts_with('/') ? line.value : parent_of(file) + "/" + line.value;
+    const auto folder = parent_of(pattern);
+    const auto name_pattern = pattern.substr(pattern.rfind('/') + 1);
+    const auto entries = host.list_dir(folder);
+    if (!entries) continue;
+    for (const auto& entry : *entries) {  // list_dir is sorted, as glob(3) is
+      if (glob_match(name_pattern, entry.name)) add_conf_file(host, join_path(folder, entry.name), depth + 1, dirs);
+    }
+  }
+}
+
+std::vector<LoaderDir> collect_loader_dirs(const Host& host) {
+  std::vector<LoaderDir> dirs;
+  if (const auto value = host.env("LD_LIBRARY_PATH")) {
+    for (const auto& folder : split_search_path(*value, true)) dirs.push_back({normalize_path(folder), "LD_LIBRARY_PATH"});
+  }
+  add_conf_file(host, "/etc/ld.so.conf", 0, dirs);
+  for (const char* folder : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
+    dirs.push_back({folder, "default"});
+  }
+  std::set<std::string> seen;
+  std::vector<LoaderDir> unique;
+  for (auto& dir : dirs) {
+    if (seen.insert(dir.path).second) unique.push_back(std::move(dir));
+  }
+  return unique;
+}
+
+std::vector<LoaderHit> find_hip_libraries(const Host& host, const std::vector<LoaderDir>& dirs) {
+  std::vector<LoaderHit> hits;
+  for (const auto& dir : dirs) {
+    const auto entries = host.list_dir(dir.path);
+    if (!entries) continue;
+    for (const auto& entry : *entries) {
+      const auto path = join_path(dir.path, entry.name);
+      // A dangling link is no library: stat_node follows links.
+      if (entry.name.starts_with(kHipStem) && host.stat_node(path)) hits.push_back({path, dir.origin});
+    }
+  }
+  return hits;
+}
+
+}  // namespace
+
+RocmInstallation RocmInstallation::collect(const CheckContext& ctx) {
+  const auto& host = ctx.host();
+  RocmInstallation install;
+  if (auto target = host.read_link("/opt/rocm")) {
+    install.opt_rocm_target = *target;
+    install.opt_rocm_resolved = resolve_link_chain(host, "/opt/rocm");
+    install.opt_rocm_dangling = !host.exists("/opt/rocm");
+  } else if (host.exists("/opt/rocm")) {
+    if (auto release = opt_release(host, "/opt/rocm", std::nullopt)) install.releases.push_back(std::move(*release));
+  }
+  if (const auto entries = host.list_dir("/opt")) {
+    for (const auto& entry : *entries) {
+      const auto version = parse_versioned_folder(entry.name);
+      if (!version) continue;
+      const auto prefix = "/opt/" + entry.name;
+      if (!host.list_dir(prefix)) continue;
+      if (auto release = opt_release(host, prefix, version)) install.releases.push_back(std::move(*release));
+    }
+  }
+  for (auto& release : distro_releases(host)) install.releases.push_back(std::move(release));
+  std::stable_sort(install.releases.begin(), install.releases.end(),
+                   [](const auto& a, const auto& b) { return compare_versions(a.version, b.version) > 0; });
+
+  const auto pointed = std::find_if(install.releases.begin(), install.releases.end(), [&](const auto& release) {
+    return !install.opt_rocm_resolved.empty() && release.prefix == install.opt_rocm_resolved;
+  });
+  if (pointed != install.releases.end()) {
+    install.active = *pointed;
+  } else if (!install.releases.empty()) {
+    install.active = install.releases.front();
+  }
+  install.loader_dirs = collect_loader_dirs(host);
+  install.hip_libraries = find_hip_libraries(host, install.loader_dirs);
+  return install;
+}
+
+}  // namespace rocm_doctor

@@ -1,0 +1,3 @@
+#define ROCM_VERSION_MAJOR   5
+#define ROCM_VERSION_MINOR   7
+#define ROCM_VERSION_PATCH   1
