@@ -7,6 +7,7 @@
 #include <ctime>
 #include <set>
 
+#include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
 #include "version.h"
@@ -119,6 +120,16 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
   report.host = summarize_host(host);
   const CheckContext ctx(host, options);
   for (const Check* check : checks) report.checks.push_back(run_check(*check, ctx));
+  // The GPU inventory: when GPUs exist or a GPU check ran (issue 3).
+  const bool gpu_checks = std::any_of(checks.begin(), checks.end(), [](const Check* check) {
+    return check->id() == "gpu-arch" || check->id() == "libraries";
+  });
+  try {
+    const auto& inventory = ctx.fact<GpuInventory>();
+    if (gpu_checks || !inventory.gpus.empty()) report.sections["gpus"] = inventory.to_json();
+  } catch (const std::exception& error) {
+    spdlog::error("GPU inventory failed: {}", error.what());
+  }
   return report;
 }
 

@@ -111,6 +111,25 @@ std::string header(const Report& report) {
   return join(parts, " · ") + "\n\n";
 }
 
+// One line per GPU from the report's `gpus` section (issue 3).
+std::string gpu_table(const Report& report) {
+  const auto it = report.sections.find("gpus");
+  if (it == report.sections.end() || !it->second.is_array() || it->second.empty()) return "";
+  std::string out = "GPUs:\n";
+  for (const auto& gpu : it->second) {
+    const auto text = [&](const char* key) { return gpu[key].is_string() ? gpu[key].get<std::string>() : std::string("?"); };
+    std::string line = "  " + (gpu["index"].is_number() ? std::to_string(gpu["index"].get<int>()) : std::string("-")) +
+                       "  " + text("pci_address") + "  " + text("gfx") + "  " + text("name");
+    if (gpu["vram_total_bytes"].is_number() && !gpu["integrated"].get<bool>()) {
+      line += fmt::format("  {:.0f} GiB", gpu["vram_total_bytes"].get<double>() / (1024.0 * 1024 * 1024));
+    }
+    if (gpu["integrated"].get<bool>()) line += "  (integrated)";
+    if (gpu["index"].is_null()) line += "  (not visible to ROCm)";
+    out += line + "\n";
+  }
+  return out + "\n";
+}
+
 std::string plural(int count, std::string_view word) {
   return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
 }
@@ -120,6 +139,7 @@ std::string plural(int count, std::string_view word) {
 std::string render_text(const Report& report, Color color, Verbosity verbosity) {
   const Palette palette{color};
   std::string out = header(report);
+  out += gpu_table(report);
   for (const auto& check : report.checks) render_check(out, check, palette, verbosity);
   const auto counts = count_findings(report);
   std::vector<std::string> parts = {plural(counts.error, "error"), plural(counts.warning, "warning"),
