@@ -1,0 +1,565 @@
+// `packages`: the package manager's view of ROCm. Half-installed packages, repository
+// entries that point at another release (or twice at the same one, or rely on apt-key),
+// and an amdgpu driver further from the ROCm user space than AMD supports.
+#include "packages.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "driver_config.h"
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/kb.h"
+#include "rocm_doctor/shell.h"
+#include "rocm_doctor/system_facts.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor::embedded {
+std::string_view data_amdgpu_driver();
+std::string_view data_rocm_packages();
+}  // namespace rocm_doctor::embedded
+
+namespace rocm_doctor::packages {
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string result(text);
+  std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return std::tolower(c); });
+  return result;
+}
+
+bool is_dotted_number(std::string_view text) {
+  if (text.empty() || text.front() == '.' || text.back() == '.') return false;
+  return std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+}  // namespace
+
+std::vector<RepoEntry> parse_apt_list(std::string_view text) {
+  std::vector<RepoEntry> entries;
+  int number = 0;
+  for (const auto raw : lines(text)) {
+    ++number;
+    auto line = trim(raw);
+    if (const auto hash = line.find('#'); hash != std::string_view::npos) line = trim(line.substr(0, hash));
+    if (!line.starts_with("deb ") && !line.starts_with("deb-src ")) continue;
+    RepoEntry entry;
+    entry.line = number;
+    entry.text = std::string(line);
+    auto rest = trim(line.substr(line.find(' ')));
+    if (rest.starts_with('[')) {
+      const auto close = rest.find(']');
+      if (close == std::string_view::npos) continue;
+      for (const auto option : split_words(rest.substr(1, close - 1))) {
+        if (lower(option).starts_with("signed-by=")) entry.signed_by = true;
+      }
+      rest = trim(rest.substr(close + 1));
+    }
+    const auto words = split_words(rest);
+    if (words.empty()) continue;
+    entry.uris.emplace_back(words[0]);
+    if (words.size() > 1) entry.suite = std::string(words[1]);
+    for (std::size_t i = 2; i < words.size(); ++i) {
+      entry.components += (entry.components.empty() ? "" : " ") + std::string(words[i]);
+    }
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+std::vector<RepoEntry> parse_deb822(std::string_view text) {
+  std::vector<RepoEntry> entries;
+  RepoEntry current;
+  bool has_fields = false;
+  std::string last_field;
+  const auto finish = [&]() {
+    if (has_fields && !current.uris.empty()) entries.push_back(current);
+    current = RepoEntry{};
+    has_fields = false;
+    last_field.clear();
+  };
+  int number = 0;
+  for (const auto raw : lines(text)) {
+    ++number;
+    const auto line = std::string_view(raw);
+    if (trim(line).empty()) {
+      finish();
+      continue;
+    }
+    if (line.starts_with('#')) continue;
+    if (line.starts_with(' ') || line.starts_with('\t')) continue;  // continuation (an inline key)
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    if (!has_fields) {
+      current.line = number;
+      has_fields = true;
+    }
+    const auto field = lower(trim(line.substr(0, colon)));
+    const auto value = trim(line.substr(colon + 1));
+    if (field == "uris") {
+      for (const auto uri : split_words(value)) current.uris.emplace_back(uri);
+      current.text = "URIs: " + std::string(value);
+    } else if (field == "suites") {
+      current.suite = std::string(value);
+    } else if (field == "components") {
+      current.components = std::string(value);
+    } else if (field == "signed-by") {
+      current.signed_by = true;
+    } else if (field == "enabled") {
+      current.enabled = lower(value) != "no";
+    }
+  }
+  finish();
+  return entries;
+}
+
+std::vector<RepoEntry> parse_repo_ini(std::string_view text) {
+  std::vector<RepoEntry> entries;
+  RepoEntry current;
+  bool in_section = false;
+  const auto finish = [&]() {
+    if (in_section && !current.uris.empty()) entries.push_back(current);
+    current = RepoEntry{};
+  };
+  int number = 0;
+  for (const auto raw : lines(text)) {
+    ++number;
+    const auto line = trim(raw);
+    if (line.empty() || line.starts_with('#') || line.starts_with(';')) continue;
+    if (line.starts_with('[') && line.ends_with(']')) {
+      finish();
+      in_section = true;
+      current.line = number;
+      current.text = std::string(line);
+      continue;
+    }
+    const auto equals = line.find('=');
+    if (!in_section || equals == std::string_view::npos) continue;
+    const auto key = lower(trim(line.substr(0, equals)));
+    const auto value = trim(line.substr(equals + 1));
+    if (key == "baseurl") {
+      for (const auto uri : split_words(value)) current.uris.emplace_back(uri);
+    } else if (key == "enabled") {
+      current.enabled = value != "0";
+    }
+  }
+  finish();
+  return entries;
+}
+
+std::optional<RadeonRepo> parse_radeon_url(std::string_view url) {
+  auto text = trim(url);
+  if (const auto scheme = text.find("://"); scheme != std::string_view::npos) text = text.substr(scheme + 3);
+  const auto parts = split(text, '/');
+  if (parts.size() < 2 || lower(parts[0]) != "repo.radeon.com") return std::nullopt;
+  RadeonRepo repo;
+  repo.kind = lower(parts[1]);
+  for (std::size_t i = 2; i < parts.size(); ++i) {
+    if (parts[i] == "latest") break;
+    if (is_dotted_number(parts[i]) && parts[i].find('.') != std::string_view::npos) {
+      repo.release = std::string(parts[i]);
+      break;
+    }
+  }
+  return repo;
+}
+
+std::vector<DpkgPackage> parse_dpkg_status(std::string_view text) {
+  std::vector<DpkgPackage> packages;
+  DpkgPackage current;
+  const auto finish = [&]() {
+    if (!current.name.empty()) packages.push_back(current);
+    current = DpkgPackage{};
+  };
+  int number = 0;
+  for (const auto raw : lines(text)) {
+    ++number;
+    const auto line = std::string_view(raw);
+    if (trim(line).empty()) {
+      finish();
+      continue;
+    }
+    if (line.starts_with(' ') || line.starts_with('\t')) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    const auto field = line.substr(0, colon);
+    const auto value = trim(line.substr(colon + 1));
+    if (field == "Package") {
+      current.name = std::string(value);
+      current.line = number;
+    } else if (field == "Version") {
+      current.version = std::string(value);
+    } else if (field == "Status") {
+      const auto words = split_words(value);
+      if (words.size() == 3) {
+        current.want = std::string(words[0]);
+        current.flag = std::string(words[1]);
+        current.state = std::string(words[2]);
+      }
+    }
+  }
+  finish();
+  return packages;
+}
+
+std::optional<std::string> rocm_release_from_package_version(std::string_view version) {
+  auto upstream = trim(version);
+  if (const auto colon = upstream.find(':'); colon != std::string_view::npos) upstream = upstream.substr(colon + 1);
+  upstream = upstream.substr(0, upstream.find('-'));
+  const auto dot = upstream.rfind('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const auto code = upstream.substr(dot + 1);
+  if (code.size() != 5 || !is_dotted_number(code)) return std::nullopt;
+  const auto number = parse_uint(code).value_or(0);
+  return std::to_string(number / 10000) + "." + std::to_string(number / 100 % 100) + "." + std::to_string(number % 100);
+}
+
+std::string major_minor(std::string_view version) {
+  const auto parts = split(version.substr(0, version.find('-')), '.');
+  if (parts.size() < 2) return std::string(parts.empty() ? "" : parts[0]);
+  return std::string(parts[0]) + "." + std::string(parts[1]);
+}
+
+DriverRules parse_driver_rules(std::string_view json_text) {
+  const auto json = nlohmann::json::parse(json_text);
+  DriverRules rules;
+  for (const auto& row : json.at("kmd_tested_userspace")) {
+    rules.kmd_tested.push_back({row.at("kmd").get<std::string>(), row.at("userspace").get<std::vector<std::string>>()});
+  }
+  for (const auto& row : json.at("userspace_supported_kmd")) {
+    rules.userspace_kmd.push_back({row.at("rocm").get<std::string>(), row.at("kmd").get<std::vector<std::string>>()});
+  }
+  for (const auto& row : json.at("driver_versions")) {
+    rules.driver_versions.push_back({row.at("amdgpu").get<std::string>(), {row.at("rocm").get<std::string>()}});
+  }
+  rules.window = json.value("window_releases", 2U);
+  rules.rule = json.value("compatibility_rule", "");
+  rules.sources = json.at("_sources").get<std::vector<std::string>>();
+  return rules;
+}
+
+const DriverRules& driver_rules() {
+  static const DriverRules rules = parse_driver_rules(embedded::data_amdgpu_driver());
+  return rules;
+}
+
+std::optional<std::string> rocm_release_of_driver(const DriverRules& rules, std::string_view amdgpu_version) {
+  const auto wanted = trim(amdgpu_version);
+  for (const auto& row : rules.driver_versions) {
+    if (row.key == wanted) return row.values.front();
+  }
+  return std::nullopt;
+}
+
+Compatibility judge_skew(const DriverRules& rules, std::string_view kmd, std::string_view userspace,
+                         const std::vector<std::string>& releases) {
+  const auto k = major_minor(kmd);
+  const auto u = major_minor(userspace);
+  const auto lists = [](const std::vector<std::string>& values, const std::string& value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+  };
+  for (const auto& row : rules.userspace_kmd) {
+    if (row.key == u) return lists(row.values, k) ? Compatibility::supported : Compatibility::unsupported;
+  }
+  for (const auto& row : rules.kmd_tested) {
+    if (row.key == k) return lists(row.values, u) ? Compatibility::supported : Compatibility::unsupported;
+  }
+  const auto ki = std::find(releases.begin(), releases.end(), k);
+  const auto ui = std::find(releases.begin(), releases.end(), u);
+  if (ki == releases.end() || ui == releases.end()) return Compatibility::unknown;
+  const auto distance = static_cast<std::size_t>(std::abs(std::distance(ki, ui)));
+  return distance <= rules.window ? Compatibility::supported : Compatibility::unsupported;
+}
+
+namespace {
+
+constexpr std::string_view kCheckId = "packages";
+
+struct PackageData {
+  std::vector<std::string> prefixes;
+  std::vector<std::string> excluded;
+  std::vector<std::string> broken_states;
+  std::string key_url;
+  std::string keyring;
+};
+
+const PackageData& package_data() {
+  static const PackageData data = [] {
+    const auto json = nlohmann::json::parse(embedded::data_rocm_packages());
+    return PackageData{json.at("package_prefixes").get<std::vector<std::string>>(),
+                       json.at("package_exclude_prefixes").get<std::vector<std::string>>(),
+                       json.at("broken_states").get<std::vector<std::string>>(), json.at("key_url").get<std::string>(),
+                       json.at("keyring").get<std::string>()};
+  }();
+  return data;
+}
+
+bool is_rocm_package(std::string_view name) {
+  const auto& data = package_data();
+  const auto starts = [&](const std::vector<std::string>& list) {
+    return std::any_of(list.begin(), list.end(), [&](const std::string& prefix) { return name.starts_with(prefix); });
+  };
+  return starts(data.prefixes) && !starts(data.excluded);
+}
+
+Fix make_fix(std::string description, std::vector<std::string> commands, bool root) {
+  Fix fix;
+  fix.description = std::move(description);
+  fix.commands = std::move(commands);
+  fix.needs_root = root;
+  fix.verify = verify_command(kCheckId);
+  return fix;
+}
+
+// ---- rocm.install-broken ----
+
+std::optional<Finding> install_broken(const std::string& status_text) {
+  const auto& broken = package_data().broken_states;
+  std::vector<DpkgPackage> bad;
+  for (const auto& package : parse_dpkg_status(status_text)) {
+    const bool state_bad = std::find(broken.begin(), broken.end(), package.state) != broken.end();
+    if ((state_bad || package.flag == "reinstreq") && is_rocm_package(package.name)) bad.push_back(package);
+  }
+  if (bad.empty()) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& package : bad) names.push_back(package.name + " (" + package.state + ")");
+  auto finding = make_finding("rocm.install-broken", Severity::error,
+                              std::to_string(bad.size()) + " ROCm/amdgpu package(s) are half-installed: " +
+                                  join(names, ", "))
+                     .because("dpkg stopped in the middle of installing or configuring these packages (often the "
+                              "amdgpu-dkms build failing, or an interrupted upgrade). Their files may be missing or "
+                              "from two releases, and apt refuses further installs until it is repaired.");
+  for (const auto& package : bad) {
+    finding.with_evidence("/var/lib/dpkg/status:" + std::to_string(package.line),
+                          "Package: " + package.name + " Version: " + package.version + " Status: " + package.want +
+                              " " + package.flag + " " + package.state);
+  }
+  return finding.with_fix(make_fix("Let dpkg finish, then let apt repair dependencies. If amdgpu-dkms fails again, "
+                                   "its error names the cause (usually missing kernel headers).",
+                                   {"sudo dpkg --configure -a", "sudo apt-get install -f"}, true));
+}
+
+// ---- rocm.repo-stale ----
+
+struct SourcedEntry {
+  std::string file;
+  RepoEntry entry;
+  RadeonRepo repo;
+  bool apt = false;
+};
+
+std::vector<SourcedEntry> radeon_entries(const Host& host) {
+  std::vector<std::pair<std::string, int>> files;  // path, format: 0 list, 1 deb822, 2 ini
+  if (host.exists("/etc/apt/sources.list")) files.emplace_back("/etc/apt/sources.list", 0);
+  const auto add_dir = [&](const std::string& dir, const std::string& suffix, int format) {
+    for (const auto& entry : host.list_dir(dir).value_or(std::vector<DirEntry>{})) {
+      if (entry.name.ends_with(suffix)) files.emplace_back(dir + "/" + entry.name, format);
+    }
+  };
+  add_dir("/etc/apt/sources.list.d", ".list", 0);
+  add_dir("/etc/apt/sources.list.d", ".sources", 1);
+  add_dir("/etc/yum.repos.d", ".repo", 2);
+  add_dir("/etc/zypp/repos.d", ".repo", 2);
+  std::vector<SourcedEntry> result;
+  for (const auto& [path, format] : files) {
+    const auto text = host.read_file(path);
+    if (!text) continue;
+    const auto entries = format == 0 ? parse_apt_list(*text) : format == 1 ? parse_deb822(*text) : parse_repo_ini(*text);
+    for (const auto& entry : entries) {
+      if (!entry.enabled) continue;
+      for (const auto& uri : entry.uris) {
+        if (const auto repo = parse_radeon_url(uri)) {
+          result.push_back({path, entry, *repo, format != 2});
+          break;
+        }
+      }
+    }
+  }
+  return result;
+}
+
+std::string where(const SourcedEntry& source) { return source.file + ":" + std::to_string(source.entry.line); }
+
+// "6.2.0" -> "6.2": AMD's repository folders drop a zero patch level.
+std::string repo_folder(const std::string& version) {
+  const auto parts = split(version, '.');
+  if (parts.size() == 3 && parts[2] == "0") return std::string(parts[0]) + "." + std::string(parts[1]);
+  return version;
+}
+
+std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& install,
+                                   const std::optional<std::string>& driver_release) {
+  const auto entries = radeon_entries(host);
+  std::vector<Finding> findings;
+
+  // Release in the URL vs what is installed.
+  const std::string installed = install.active && !install.active->distro_packaged ? install.active->version : "";
+  std::vector<const SourcedEntry*> stale;
+  for (const auto& source : entries) {
+    if (!source.repo.release) continue;
+    const auto& release = *source.repo.release;
+    if (source.repo.kind == "rocm" && !installed.empty() && compare_versions(release, installed) != 0) {
+      stale.push_back(&source);
+    } else if (source.repo.kind == "amdgpu" && driver_release && kb::version_numbers(release).front() < 10 &&
+               compare_versions(release, *driver_release) != 0) {
+      stale.push_back(&source);
+    }
+  }
+  if (!stale.empty()) {
+    auto finding = make_finding("rocm.repo-stale", Severity::warning,
+                                "AMD repository entries point at another release than the one installed (ROCm " +
+                                    (installed.empty() ? std::string("?") : installed) + ")")
+                       .because("Each repo.radeon.com folder holds one release. An entry for another release means a "
+                                "half-done upgrade: the next `apt upgrade` (or a new package) mixes two releases, "
+                                "which breaks the runtime in ways that are hard to trace.");
+    for (const auto* source : stale) {
+      finding.with_evidence(where(*source), source->entry.text.empty() ? source->entry.uris.front() : source->entry.text);
+    }
+    if (!installed.empty()) finding.with_evidence("installed ROCm", installed + " (" + install.active->evidence + ")");
+    if (driver_release) finding.with_evidence("installed amdgpu-dkms", "ROCm " + *driver_release + " driver");
+    std::vector<std::string> commands;
+    for (const auto* source : stale) commands.push_back(shell_command({"sudoedit", source->file}));
+    commands.push_back(stale.front()->apt ? "sudo apt update" : "sudo dnf clean all");
+    const auto target = installed.empty() ? std::string("the installed release") : repo_folder(installed);
+    finding.with_fix(make_fix("Point each entry at the release you run (the folder " + target +
+                                  " in the URL), or finish the upgrade to the newer release with AMD's upgrade steps.",
+                              commands, true));
+    findings.push_back(std::move(finding));
+  }
+
+  // Duplicates.
+  std::map<std::string, std::vector<const SourcedEntry*>> seen;
+  for (const auto& source : entries) {
+    auto uri = source.entry.uris.front();
+    while (uri.ends_with('/')) uri.pop_back();
+    seen[uri + " " + source.entry.suite + " " + source.entry.components].push_back(&source);
+  }
+  for (const auto& [key, list] : seen) {
+    if (list.size() < 2) continue;
+    auto finding = make_finding("rocm.repo-stale", Severity::warning,
+                                "The same AMD repository is configured " + std::to_string(list.size()) + " times")
+                       .because("Duplicate entries make apt warn on every update (\"configured multiple times\") and, "
+                                "when a later edit changes only one of them, leave the old release in use.");
+    std::vector<std::string> commands;
+    for (const auto* source : list) finding.with_evidence(where(*source), source->entry.text);
+    for (std::size_t i = 1; i < list.size(); ++i) commands.push_back(shell_command({"sudoedit", list[i]->file}));
+    finding.with_fix(make_fix("Keep one entry: delete the others (shown after the first).", commands, true));
+    findings.push_back(std::move(finding));
+  }
+
+  // apt-key era entries.
+  std::vector<const SourcedEntry*> unsigned_entries;
+  for (const auto& source : entries) {
+    if (source.apt && !source.entry.signed_by) unsigned_entries.push_back(&source);
+  }
+  if (!unsigned_entries.empty()) {
+    const auto& data = package_data();
+    auto finding = make_finding("rocm.repo-stale", Severity::warning,
+                                "AMD repository entries have no signed-by= keyring (apt-key era)")
+                       .because("apt-key is deprecated and gone from current Debian and Ubuntu releases; entries "
+                                "trusted through it stop verifying (NO_PUBKEY) after an upgrade. The keyring form "
+                                "trusts AMD's key for AMD's repositories only.");
+    std::vector<std::string> commands = {
+        "sudo mkdir --parents --mode=0755 /etc/apt/keyrings",
+        "wget -qO- " + shell_quote(data.key_url) + " | gpg --dearmor | sudo tee " + shell_quote(data.keyring) +
+            " > /dev/null"};
+    for (const auto* source : unsigned_entries) {
+      finding.with_evidence(where(*source), source->entry.text);
+      const auto& entry = source->entry;
+      if (source->file.ends_with(".list") && !entry.suite.empty()) {
+        const auto line = "deb [arch=amd64 signed-by=" + data.keyring + "] " + entry.uris.front() + " " + entry.suite +
+                          (entry.components.empty() ? "" : " " + entry.components);
+        commands.push_back("echo " + shell_quote(line) + " | sudo tee " + shell_quote(source->file));
+      } else {
+        commands.push_back(shell_command({"sudoedit", source->file}));
+      }
+    }
+    commands.push_back("sudo apt update");
+    finding.with_fix(make_fix("Install AMD's key as a keyring and name it in each entry (signed-by=" + data.keyring +
+                                  "; in .sources files a `Signed-By: " + data.keyring + "` line).",
+                              commands, true));
+    findings.push_back(std::move(finding));
+  }
+  return findings;
+}
+
+// ---- rocm.driver-skew ----
+
+struct DriverRelease {
+  std::string release;  // ROCm release of the driver ("6.2" or "6.2.4")
+  std::string evidence_source;
+  std::string evidence_value;
+};
+
+std::optional<DriverRelease> driver_release(const Host& host, const std::string& status_text) {
+  const auto& rules = driver_rules();
+  if (const auto version = host.read_trimmed("/sys/module/amdgpu/version"); version && !version->empty()) {
+    if (const auto release = rocm_release_of_driver(rules, *version)) {
+      return DriverRelease{*release, "/sys/module/amdgpu/version", *version + " (the driver of ROCm " + *release + ")"};
+    }
+  }
+  if (const auto version = dpkg_installed_version(status_text, "amdgpu-dkms")) {
+    if (const auto release = rocm_release_from_package_version(*version)) {
+      return DriverRelease{*release, "/var/lib/dpkg/status", "amdgpu-dkms " + *version};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Finding> driver_skew(const DriverRelease& driver, const RocmInstallation& install) {
+  if (!install.active || install.active->distro_packaged || install.active->version.empty()) return std::nullopt;
+  const auto& userspace = install.active->version;
+  std::vector<std::string> releases;
+  for (const auto& row : kb::knowledge_base().releases) releases.push_back(row.release);
+  const auto& rules = driver_rules();
+  if (judge_skew(rules, driver.release, userspace, releases) != Compatibility::unsupported) return std::nullopt;
+  auto finding = make_finding("rocm.driver-skew", Severity::warning,
+                              "The amdgpu driver (ROCm " + major_minor(driver.release) + ") and the ROCm user space (" +
+                                  userspace + ") are further apart than AMD supports")
+                     .because("The kernel driver and the ROCm runtime talk through the KFD interface; AMD tests them "
+                              "together only within a window. " + rules.rule +
+                              " Outside it, features fail or the runtime misbehaves (hangs, missing GPUs).")
+                     .with_evidence(driver.evidence_source, driver.evidence_value)
+                     .with_evidence("ROCm user space", userspace + " (" + install.active->evidence + ")")
+                     .with_evidence("support window", "checks/data/amdgpu_driver.json: " + rules.sources.front());
+  return finding.with_fix(make_fix("Install the amdgpu-dkms of your ROCm release (" + major_minor(userspace) +
+                                       "): point AMD's amdgpu repository at it, then reinstall the driver and reboot.",
+                                   {"sudo apt update", "sudo apt install amdgpu-dkms", "sudo reboot"}, true));
+}
+
+class PackagesCheck final : public Check {
+ public:
+  std::string_view id() const override { return kCheckId; }
+  std::string_view title() const override { return "ROCm packages and repositories"; }
+  int order() const override { return 41; }
+  std::vector<std::string_view> finding_ids() const override {
+    return {"rocm.install-broken", "rocm.repo-stale", "rocm.driver-skew"};
+  }
+
+  CheckOutcome run(const CheckContext& ctx) const override {
+    const auto& host = ctx.host();
+    const auto& facts = ctx.fact<SystemFacts>();
+    const auto& install = ctx.fact<RocmInstallation>();
+    const auto status = host.read_file("/var/lib/dpkg/status", 64U << 20).value_or("");
+    std::vector<Finding> findings;
+    if (auto finding = install_broken(status)) findings.push_back(std::move(*finding));
+    const auto driver = driver_release(host, status);
+    std::optional<std::string> driver_rocm;
+    if (driver && split(driver->release, '.').size() == 3) driver_rocm = driver->release;  // x.y.z from the package
+    for (auto& finding : repo_findings(host, install, driver_rocm)) findings.push_back(std::move(finding));
+    // The driver judgement needs a native driver: not in an image build, not under WSL.
+    if (driver && !ctx.options().image_mode && !facts.wsl) {
+      if (auto finding = driver_skew(*driver, install)) findings.push_back(std::move(*finding));
+    }
+    return findings;
+  }
+};
+
+}  // namespace
+}  // namespace rocm_doctor::packages
+
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::packages::PackagesCheck)

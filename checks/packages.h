@@ -1,0 +1,79 @@
+// Pure parsers of the `packages` check: apt sources (one-line and deb822), yum/zypper
+// .repo files, dpkg status stanzas, and the amdgpu driver <-> ROCm release rules.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocm_doctor::packages {
+
+// One repository entry, whatever file format it came from.
+struct RepoEntry {
+  int line = 0;                     // where it starts in its file (1-based)
+  std::string text;                 // the line / stanza head as written, for evidence
+  std::vector<std::string> uris;
+  std::string suite;                // apt only ("jammy")
+  std::string components;           // apt only ("main")
+  bool signed_by = false;           // apt: signed-by= / Signed-By: present
+  bool enabled = true;
+};
+
+// "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.2.4 jammy main"
+std::vector<RepoEntry> parse_apt_list(std::string_view text);
+// deb822 ".sources" stanzas (Types, URIs, Suites, Components, Signed-By, Enabled).
+std::vector<RepoEntry> parse_deb822(std::string_view text);
+// yum/dnf/zypper ".repo" ini sections (baseurl=, enabled=).
+std::vector<RepoEntry> parse_repo_ini(std::string_view text);
+
+// What a repo.radeon.com URL serves: kind "rocm"/"amdgpu"/"graphics" and the release in it
+// ("https://repo.radeon.com/rocm/apt/6.2.4" -> rocm 6.2.4; ".../amdgpu/30.10/ubuntu" -> amdgpu 30.10;
+// ".../rocm/apt/latest" -> rocm, no release).
+struct RadeonRepo {
+  std::string kind;
+  std::optional<std::string> release;
+};
+std::optional<RadeonRepo> parse_radeon_url(std::string_view url);
+
+struct DpkgPackage {
+  std::string name;
+  std::string version;
+  std::string want;   // "install", "hold", "deinstall", "purge"
+  std::string flag;   // "ok", "reinstreq"
+  std::string state;  // "installed", "half-configured", "unpacked", ...
+  int line = 0;       // line of its Package: field
+};
+std::vector<DpkgPackage> parse_dpkg_status(std::string_view text);
+
+// "1:6.8.5.60204-2041575.22.04" -> "6.2.4" (AMD encodes the ROCm release in the last
+// component of the upstream version); nullopt when it does not.
+std::optional<std::string> rocm_release_from_package_version(std::string_view version);
+
+enum class Compatibility { supported, unsupported, unknown };
+struct DriverRules {
+  struct Pair {
+    std::string key;
+    std::vector<std::string> values;
+  };
+  std::vector<Pair> kmd_tested;        // KMD release -> tested user space releases
+  std::vector<Pair> userspace_kmd;     // user space release -> supported KMD releases
+  std::vector<Pair> driver_versions;   // amdgpu module version -> ROCm release (values[0])
+  std::size_t window = 2;
+  std::string rule;
+  std::vector<std::string> sources;
+};
+DriverRules parse_driver_rules(std::string_view json_text);
+const DriverRules& driver_rules();  // compiled in
+
+// The ROCm release of an amdgpu module version ("6.8.5" -> "6.2").
+std::optional<std::string> rocm_release_of_driver(const DriverRules& rules, std::string_view amdgpu_version);
+// Whether a KMD of ROCm release `kmd` ("6.2", or "30.10") supports user space `userspace` ("6.4.1").
+// `releases` is the ordered list of known major.minor releases (for the +/- window rule).
+Compatibility judge_skew(const DriverRules& rules, std::string_view kmd, std::string_view userspace,
+                         const std::vector<std::string>& releases);
+
+// "6.2.4-115" -> "6.2".
+std::string major_minor(std::string_view version);
+
+}  // namespace rocm_doctor::packages

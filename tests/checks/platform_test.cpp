@@ -1,0 +1,104 @@
+// The platform check: support-list columns, kernel specs, VM markers.
+#include <gtest/gtest.h>
+
+#include "../../checks/platform.h"
+#include "support/snapshot_builder.h"
+
+namespace rocm_doctor {
+namespace {
+
+using testing::find_finding;
+using testing::run_on;
+using testing::SnapshotBuilder;
+
+TEST(PlatformParse, ListedVersions) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(platform::listed_versions("22.04.5"), V{"22.04.5"});
+  EXPECT_EQ(platform::listed_versions("24.04 (24.04.1 from 6.2.1)"), V{"24.04"});
+  EXPECT_EQ(platform::listed_versions("9.6 (6.4.1+), 9.5 (6.4.0/6.4.1), 9.4"), (V{"9.6", "9.5", "9.4"}));
+  EXPECT_EQ(platform::listed_versions("15 SP4, SP5"), (V{"15 SP4", "15 SP5"}));
+  EXPECT_EQ(platform::listed_versions("15 SP6 (SP7 added in 6.4.3)"), V{"15 SP6"});
+  EXPECT_EQ(platform::listed_versions("12 (MI300X single-node only)"), V{"12"});
+}
+
+TEST(PlatformParse, VersionMatching) {
+  EXPECT_TRUE(platform::version_matches("22.04", "22.04.5"));
+  EXPECT_TRUE(platform::version_matches("9", "9.4"));
+  EXPECT_TRUE(platform::version_matches("9.4", "9.4"));
+  EXPECT_FALSE(platform::version_matches("9.3", "9.4"));
+  EXPECT_FALSE(platform::version_matches("20.04", "22.04.5"));
+  EXPECT_TRUE(platform::version_matches("15-SP5", "15 SP5"));
+  EXPECT_FALSE(platform::version_matches("15-SP3", "15 SP5"));
+  EXPECT_FALSE(platform::version_matches("15", "15 SP5"));
+}
+
+TEST(PlatformParse, KernelSpecs) {
+  const auto specs = [](std::string_view text) {
+    std::vector<std::string> out;
+    for (const auto& spec : platform::listed_kernels(text)) {
+      out.push_back(std::to_string(spec.major) + "." + std::to_string(spec.minor) + (spec.or_newer ? "+" : ""));
+    }
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(specs("5.15 GA, 6.8 HWE"), (V{"5.15", "6.8"}));
+  EXPECT_EQ(specs("5.14.0-362"), V{"5.14"});
+  EXPECT_EQ(specs("4.18-513"), V{"4.18"});
+  EXPECT_EQ(specs("6.4.0/6.5.0+ ; 5.14.21"), (V{"6.4", "6.5+", "5.14"}));
+  EXPECT_EQ(specs("RHEL 10.0: 6.12.0-55; 10.1: 6.12.0-124; 9.x: 5.14.0-*"), (V{"6.12", "6.12", "5.14"}));
+  EXPECT_EQ(specs("6.6 (preview HWE)"), V{"6.6"});
+  EXPECT_EQ(specs("not found"), V{});
+  EXPECT_EQ(specs("5.14.21-150500.53-default"), V{"5.14"});
+  const auto listed = platform::listed_kernels("5.15 GA, 6.8 HWE");
+  EXPECT_TRUE(platform::kernel_matches("6.8.0-48-generic", listed));
+  EXPECT_TRUE(platform::kernel_matches("5.15.0-122-generic", listed));
+  EXPECT_FALSE(platform::kernel_matches("6.5.0-45-generic", listed));
+  EXPECT_TRUE(platform::kernel_matches("5.14.0-427.13.1.el9_4.x86_64", platform::listed_kernels("5.14+")));
+  EXPECT_TRUE(platform::kernel_matches("5.16.0", platform::listed_kernels("5.14+")));
+}
+
+TEST(PlatformParse, HypervisorFlag) {
+  EXPECT_TRUE(platform::cpuinfo_has_hypervisor("processor\t: 0\nflags\t\t: fpu vme de pse hypervisor lahf_lm\n"));
+  EXPECT_FALSE(platform::cpuinfo_has_hypervisor("processor\t: 0\nflags\t\t: fpu vme de pse lahf_lm\n"));
+}
+
+SnapshotBuilder rocm_machine(const std::string& id, const std::string& version, const std::string& kernel) {
+  SnapshotBuilder builder;
+  builder.os_release(id, version, id + " " + version).kernel(kernel);
+  builder.file("/opt/rocm-6.2.4/.info/version", "6.2.4-139\n").symlink("/opt/rocm", "/opt/rocm-6.2.4");
+  return builder;
+}
+
+TEST(PlatformCheck, SupportedUbuntuGivesNothing) {
+  auto builder = rocm_machine("ubuntu", "22.04", "6.8.0-48-generic");
+  auto host = builder.open();
+  const auto report = run_on(*host, {"platform"});
+  EXPECT_EQ(find_finding(report, "os.unsupported"), nullptr);
+  EXPECT_EQ(find_finding(report, "os.kernel-unsupported"), nullptr);
+}
+
+TEST(PlatformCheck, OldUbuntuAndOddKernel) {
+  auto old = rocm_machine("ubuntu", "20.04", "5.15.0-122-generic");
+  auto old_host = old.open();
+  EXPECT_NE(find_finding(run_on(*old_host, {"platform"}), "os.unsupported"), nullptr);
+  auto mainline = rocm_machine("ubuntu", "22.04", "6.10.3-061003-generic");
+  auto mainline_host = mainline.open();
+  const auto report = run_on(*mainline_host, {"platform"});
+  const auto* finding = find_finding(report, "os.kernel-unsupported");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->fixes.at(0).commands.at(0), "sudo apt install --install-recommends linux-generic-hwe-22.04");
+}
+
+TEST(PlatformCheck, ImageModeJudgesOnlyTheDistribution) {
+  auto builder = rocm_machine("ubuntu", "22.04", "6.10.3-061003-generic");
+  builder.file("/proc/cpuinfo", "flags\t\t: fpu hypervisor\n");
+  auto host = builder.open();
+  RunOptions options;
+  options.image_mode = true;
+  const auto report = run_on(*host, {"platform"}, options);
+  EXPECT_EQ(find_finding(report, "os.kernel-unsupported"), nullptr);
+  EXPECT_EQ(find_finding(report, "os.virtualized"), nullptr);
+}
+
+}  // namespace
+}  // namespace rocm_doctor
