@@ -127,7 +127,10 @@ HostResult<std::string> LiveHost::read_file(std::string_view path, std::size_t m
     const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
     if (got < 0) {
       if (errno == EINTR) continue;
+      // /dev/kmsg: EAGAIN is the end of the ring buffer; EPIPE says older
+      // records were overwritten while we read, and the next read goes on.
       if (errno == EAGAIN) break;
+      if (errno == EPIPE) continue;
       return tl::unexpected(host_error_from_errno(errno, path));
     }
     if (got == 0) break;

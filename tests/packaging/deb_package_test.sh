@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the .deb from a clean Release configuration, inspects it with lintian,
+# installs it, runs the installed binary (version, man page, completion, a
+# replay), and removes it again. Needs root (dpkg -i), as CI has.
+set -euo pipefail
+source_dir=$1
+scenario=$source_dir/tests/scenarios/os-wsl2-ubuntu2204
+work=$(mktemp -d)
+trap 'dpkg -r rocm-doctor >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root for dpkg -i"; exit 0; fi
+if dpkg-query -W -f='${Status}' rocm-doctor 2>/dev/null | grep -q "install ok installed"; then
+  echo "FAIL: a rocm-doctor package is already installed; refusing to replace it" >&2; exit 1
+fi
+
+cmake -S "$source_dir" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DROCM_DOCTOR_BUILD_TESTS=OFF >/dev/null
+cmake --build "$work/build" -j"$(nproc)" >/dev/null
+(cd "$work/build" && cpack -G DEB >/dev/null)
+deb=$(ls "$work"/build/rocm-doctor_*_amd64.deb)
+
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "Depends: $depends"
+case "$depends" in *libfmt*) ;; *) echo "FAIL: Depends lacks libfmt" >&2; exit 1 ;; esac
+case "$depends" in *rocm*|*hip*) echo "FAIL: Depends names ROCm, which is loaded at run time" >&2; exit 1 ;; esac
+[ "$(dpkg-deb -f "$deb" Suggests)" = "rocminfo" ] || { echo "FAIL: Suggests is not rocminfo" >&2; exit 1; }
+
+# lintian: no errors or warnings (info/pedantic tags are allowed).
+if lintian --allow-root --fail-on error,warning "$deb"; then echo "lintian: clean"; else exit 1; fi
+
+dpkg -i "$deb" >/dev/null
+for path in /usr/bin/rocm-doctor /usr/share/man/man1/rocm-doctor.1.gz \
+            /usr/share/bash-completion/completions/rocm-doctor \
+            /usr/share/zsh/vendor-completions/_rocm-doctor \
+            /usr/share/fish/vendor_completions.d/rocm-doctor.fish \
+            /usr/share/doc/rocm-doctor/copyright; do
+  [ -e "$path" ] || { echo "FAIL: $path not installed" >&2; exit 1; }
+done
+/usr/bin/rocm-doctor --version | grep -q "rocm-doctor 0\." || { echo "FAIL: --version" >&2; exit 1; }
+/usr/bin/rocm-doctor --replay "$scenario" --only os --json | grep -q '"schema": "rocm-doctor/report"'
+MANWIDTH=80 man -l /usr/share/man/man1/rocm-doctor.1.gz 2>/dev/null | grep -q "EXIT STATUS" \
+  || { echo "FAIL: man page does not render" >&2; exit 1; }
+bash -c 'source /usr/share/bash-completion/completions/rocm-doctor && complete -p rocm-doctor' >/dev/null
+
+dpkg -r rocm-doctor >/dev/null
+[ ! -e /usr/bin/rocm-doctor ] || { echo "FAIL: binary left after dpkg -r" >&2; exit 1; }
+echo "PASS: .deb builds, passes lintian, installs, runs and removes cleanly"
