@@ -8,10 +8,11 @@ set(man_page "${CMAKE_CURRENT_BINARY_DIR}/rocm-doctor.1.gz")
 add_custom_command(OUTPUT "${man_page}"
   COMMAND gzip -9nc "${PROJECT_SOURCE_DIR}/packaging/man/rocm-doctor.1" > "${man_page}"
   DEPENDS "${PROJECT_SOURCE_DIR}/packaging/man/rocm-doctor.1" VERBATIM)
+# Debian wants its own changelog format, compressed; CHANGELOG.md is installed beside it.
 set(changelog "${CMAKE_CURRENT_BINARY_DIR}/changelog.gz")
 add_custom_command(OUTPUT "${changelog}"
-  COMMAND gzip -9nc "${PROJECT_SOURCE_DIR}/CHANGELOG.md" > "${changelog}"
-  DEPENDS "${PROJECT_SOURCE_DIR}/CHANGELOG.md" VERBATIM)
+  COMMAND gzip -9nc "${PROJECT_SOURCE_DIR}/packaging/debian-changelog" > "${changelog}"
+  DEPENDS "${PROJECT_SOURCE_DIR}/packaging/debian-changelog" VERBATIM)
 add_custom_target(rocm_doctor_docs ALL DEPENDS "${man_page}" "${changelog}")
 
 install(FILES "${man_page}" DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
@@ -20,18 +21,16 @@ install(FILES packaging/completions/rocm-doctor.bash
 install(FILES packaging/completions/_rocm-doctor DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 install(FILES packaging/completions/rocm-doctor.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 set(doc_dir ${CMAKE_INSTALL_DATADIR}/doc/rocm-doctor)
-install(FILES packaging/copyright DESTINATION ${doc_dir})
-install(FILES "${changelog}" DESTINATION ${doc_dir})
-install(FILES README.md docs/checks.md docs/report-format.md docs/snapshot-format.md DESTINATION ${doc_dir})
+install(FILES packaging/copyright "${changelog}" DESTINATION ${doc_dir})
+install(FILES README.md CHANGELOG.md docs/checks.md docs/report-format.md docs/snapshot-format.md DESTINATION ${doc_dir})
 
 set(CPACK_PACKAGE_NAME rocm-doctor)
 set(CPACK_PACKAGE_VENDOR "rocm-doctor developers")
 set(CPACK_PACKAGE_CONTACT "rocm-doctor developers <rocm-doctor@users.noreply.invalid>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "diagnose a Linux machine's ROCm setup")
-set(CPACK_PACKAGE_DESCRIPTION
-  "rocm-doctor inspects the amdgpu driver, device access, each GPU's gfx target\n"
-  "against the installed ROCm release, HSA_OVERRIDE_GFX_VERSION, the HIP runtime\n"
-  "and libraries, and reports what is wrong, why, and the command that fixes it.")
+set(CPACK_PACKAGE_DESCRIPTION "rocm-doctor inspects the amdgpu driver, device access, each GPU's gfx target
+against the installed ROCm release, HSA_OVERRIDE_GFX_VERSION, the HIP runtime
+and libraries, and reports what is wrong, why, and the command that fixes it.")
 set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
@@ -43,8 +42,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "rocminfo")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}\n ${CPACK_PACKAGE_DESCRIPTION}")
-string(REPLACE "\n" "\n " CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}\n${CPACK_PACKAGE_DESCRIPTION}")
+# Reading dpkg's status file is part of the diagnosis (half-installed ROCm packages).
+install(FILES packaging/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME rocm-doctor)
 set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0")
 set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
