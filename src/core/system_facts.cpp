@@ -28,6 +28,8 @@ std::string detect_container(const Host& host) {
     return "apptainer";
   }
   const auto cgroup = read_or_empty(host, "/proc/1/cgroup");
+  if (cgroup.find("/kubepods") != std::string::npos) return "kubernetes";
+  if (cgroup.find("libpod") != std::string::npos) return "podman";
   if (cgroup.find("/docker/") != std::string::npos || cgroup.find("docker-") != std::string::npos) return "docker";
   if (cgroup.find("/lxc/") != std::string::npos || host.env("container") == "lxc") return "lxc";
   if (host.env("container") == "podman") return "podman";

@@ -1,0 +1,507 @@
+// `container`: inside Docker, Podman, Kubernetes, Apptainer/Singularity or LXC, are the GPU
+// device nodes passed in, does the process hold their numeric group, and do the shared-memory,
+// seccomp and driver/image versions fit what ROCm's container guide expects?
+#include "container.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/kb.h"
+#include "rocm_doctor/shell.h"
+#include "rocm_doctor/system_facts.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor::embedded {
+std::string_view data_container();
+}  // namespace rocm_doctor::embedded
+
+namespace rocm_doctor::container {
+
+std::optional<std::uint64_t> parse_shm_size(std::string_view proc_mounts) {
+  std::optional<std::uint64_t> size;
+  bool mounted = false;
+  for (const auto line : lines(proc_mounts)) {
+    const auto fields = split_words(line);
+    if (fields.size() < 4 || fields[1] != "/dev/shm") continue;
+    mounted = true;  // the last mount of /dev/shm is the one in effect
+    size.reset();
+    for (const auto option : split(fields[3], ',')) {
+      if (!option.starts_with("size=")) continue;
+      auto value = option.substr(5);
+      std::uint64_t unit = 1;
+      if (!value.empty()) {
+        switch (value.back()) {
+          case 'k': case 'K': unit = 1024ULL; break;
+          case 'm': case 'M': unit = 1024ULL * 1024; break;
+          case 'g': case 'G': unit = 1024ULL * 1024 * 1024; break;
+          default: break;
+        }
+        if (unit != 1) value.remove_suffix(1);
+      }
+      if (const auto number = parse_uint(value)) size = *number * unit;
+    }
+  }
+  return mounted ? size : std::nullopt;
+}
+
+std::optional<int> parse_seccomp_mode(std::string_view proc_status) {
+  for (const auto line : lines(proc_status)) {
+    if (!line.starts_with("Seccomp:")) continue;
+    if (const auto value = parse_uint(trim(line.substr(8)))) return static_cast<int>(*value);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool in_user_namespace(std::string_view id_map) {
+  const auto rows = lines(id_map);
+  std::vector<std::vector<std::string_view>> parsed;
+  for (const auto row : rows) {
+    auto words = split_words(row);
+    if (!words.empty()) parsed.push_back(std::move(words));
+  }
+  if (parsed.empty()) return false;  // unreadable or empty: assume the initial namespace
+  return !(parsed.size() == 1 && parsed[0].size() == 3 && parsed[0][0] == "0" && parsed[0][1] == "0" &&
+           parsed[0][2] == "4294967295");
+}
+
+std::optional<std::string> rocm_release_of_driver(const std::vector<DriverRelease>& table, std::string_view version) {
+  const auto numbers = kb::version_numbers(version);
+  if (numbers.size() < 3) return std::nullopt;
+  for (const auto& row : table) {
+    const auto want = kb::version_numbers(row.amdgpu);
+    if (want.size() >= 3 && std::equal(want.begin(), want.begin() + 3, numbers.begin())) return row.rocm;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> release_distance(const std::vector<std::string>& releases, std::string_view a, std::string_view b) {
+  const auto index_of = [&](std::string_view version) -> std::optional<int> {
+    const auto numbers = kb::version_numbers(version);
+    if (numbers.size() < 2) return std::nullopt;
+    const auto key = fmt::format("{}.{}", numbers[0], numbers[1]);
+    const auto it = std::find(releases.begin(), releases.end(), key);
+    if (it == releases.end()) return std::nullopt;
+    return static_cast<int>(it - releases.begin());
+  };
+  const auto ia = index_of(a);
+  const auto ib = index_of(b);
+  if (!ia || !ib) return std::nullopt;
+  return *ia > *ib ? *ia - *ib : *ib - *ia;
+}
+
+std::string group_add_flags(const std::vector<std::uint32_t>& gids) {
+  std::vector<std::uint32_t> seen;
+  std::string flags;
+  for (const auto gid : gids) {
+    if (std::find(seen.begin(), seen.end(), gid) != seen.end()) continue;
+    seen.push_back(gid);
+    flags += (flags.empty() ? "" : " ") + fmt::format("--group-add {}", gid);
+  }
+  return flags;
+}
+
+namespace {
+
+constexpr std::string_view kCheckId = "container";
+constexpr std::string_view kKfd = "/dev/kfd";
+constexpr std::string_view kHostRenderGid = "\"$(getent group render | cut -d: -f3)\"";
+
+struct Data {
+  std::uint64_t shm_min = 0;
+  std::uint32_t overflow_gid = 65534;
+  std::string plugin_manifest;
+  std::string rule;
+  int window = 2;
+  std::string year_window_since;
+  std::vector<DriverRelease> drivers;
+};
+
+const Data& data() {
+  static const Data parsed = [] {
+    const auto json = nlohmann::json::parse(embedded::data_container());
+    Data d;
+    d.shm_min = json.at("shm_min_bytes_multi_gpu").get<std::uint64_t>();
+    d.overflow_gid = json.at("overflow_gid").get<std::uint32_t>();
+    d.plugin_manifest = json.at("k8s_device_plugin_manifest").get<std::string>();
+    d.rule = json.at("compatibility_rule").get<std::string>();
+    d.window = json.at("window_releases").get<int>();
+    d.year_window_since = json.at("year_window_since").get<std::string>();
+    for (const auto& row : json.at("driver_versions")) {
+      d.drivers.push_back({row.at("amdgpu").get<std::string>(), row.at("rocm").get<std::string>()});
+    }
+    return d;
+  }();
+  return parsed;
+}
+
+// What the runtime left behind, beyond SystemFacts::container.
+struct Runtime {
+  std::string kind;  // "docker", "podman", "kubernetes", "apptainer", "lxc"
+  std::vector<Evidence> evidence;
+  bool rootless = false;        // podman rootless=1, or a user namespace
+  bool user_namespace = false;  // /proc/self/uid_map is not the initial one
+  std::string image;            // podman image= or the Apptainer image path
+  std::string apptainer_command = "apptainer";
+};
+
+Runtime describe_runtime(const Host& host, const std::string& kind) {
+  Runtime runtime;
+  runtime.kind = kind;
+  if (host.exists("/.dockerenv")) runtime.evidence.push_back({"/.dockerenv", "present"});
+  if (auto env = host.read_file("/run/.containerenv")) {
+    const auto values = parse_env_file(*env);
+    std::string summary;
+    for (const char* key : {"engine", "image", "rootless"}) {
+      if (const auto it = values.find(key); it != values.end()) {
+        summary += (summary.empty() ? "" : " ") + std::string(key) + "=" + it->second;
+      }
+    }
+    runtime.evidence.push_back({"/run/.containerenv", summary.empty() ? "present" : summary});
+    if (const auto it = values.find("rootless"); it != values.end() && it->second == "1") runtime.rootless = true;
+    if (const auto it = values.find("image"); it != values.end()) runtime.image = it->second;
+  }
+  if (auto value = host.env("KUBERNETES_SERVICE_HOST")) runtime.evidence.push_back({"env KUBERNETES_SERVICE_HOST", *value});
+  if (host.exists("/var/run/secrets/kubernetes.io/serviceaccount")) {
+    runtime.evidence.push_back({"/var/run/secrets/kubernetes.io/serviceaccount", "present"});
+  }
+  for (const char* name : {"APPTAINER_CONTAINER", "SINGULARITY_CONTAINER"}) {
+    if (auto value = host.env(name)) {
+      runtime.evidence.push_back({std::string("env ") + name, *value});
+      if (runtime.image.empty()) runtime.image = *value;
+      if (std::string_view(name).starts_with("SINGULARITY") && !host.env("APPTAINER_CONTAINER")) {
+        runtime.apptainer_command = "singularity";
+      }
+    }
+  }
+  if (host.exists("/.singularity.d")) runtime.evidence.push_back({"/.singularity.d", "present"});
+  if (auto value = host.env("container")) runtime.evidence.push_back({"env container", *value});
+  if (auto cgroup = host.read_trimmed("/proc/1/cgroup"); cgroup && !cgroup->empty()) {
+    const auto first = lines(*cgroup);
+    if (!first.empty()) runtime.evidence.push_back({"/proc/1/cgroup", std::string(first.front())});
+  }
+  if (auto uid_map = host.read_file("/proc/self/uid_map")) {
+    runtime.user_namespace = in_user_namespace(*uid_map);
+    if (runtime.user_namespace) {
+      runtime.evidence.push_back({"/proc/self/uid_map", std::string(trim(*uid_map))});
+      if (kind == "podman") runtime.rootless = true;
+    }
+  }
+  return runtime;
+}
+
+std::string image_or_placeholder(const Runtime& runtime, std::string_view placeholder) {
+  return runtime.image.empty() ? std::string(placeholder) : shell_quote(runtime.image);
+}
+
+// The run flags that pass the GPU in, per runtime. `group_flags` is the --group-add part.
+Fix pass_devices_fix(const Runtime& runtime, const std::string& group_flags, bool only_groups) {
+  Fix fix;
+  fix.verify = verify_command(kCheckId);
+  const auto image = image_or_placeholder(runtime, "IMAGE");
+  if (runtime.kind == "kubernetes") {
+    fix.description = only_groups
+        ? "Give the pod the numeric group of the device nodes: spec.securityContext.supplementalGroups: [" +
+              group_flags + "] (a group name cannot be used there). Run on a machine with kubectl access:"
+        : "Deploy AMD's GPU device plugin on the cluster (it needs the amdgpu driver on every GPU node) and request "
+          "the GPUs in the container spec: resources: limits: amd.com/gpu: 1 (GPUs go in limits only). The plugin "
+          "then passes /dev/kfd and the GPU's /dev/dri nodes in. Run on a machine with kubectl access:";
+    if (!only_groups) fix.commands = {shell_command({"kubectl", "create", "-f", data().plugin_manifest})};
+    fix.commands.push_back("kubectl get nodes -o custom-columns=NAME:.metadata.name,GPUS:.status.allocatable.amd\\.com/gpu");
+    return fix;
+  }
+  if (runtime.kind == "apptainer") {
+    fix.description = only_groups
+        ? "Apptainer runs you with your host identity and groups: on the host, add your user to the group that "
+          "owns the GPU nodes (render), log in again, then start the container with --rocm."
+        : "Start the container with --rocm: Apptainer then binds /dev/kfd, /dev/dri and the host's ROCm "
+          "libraries listed in rocmliblist.conf. Run on the host:";
+    if (only_groups) {
+      fix.commands = {"sudo usermod -aG render \"$USER\""};
+      fix.needs_relogin = true;
+    } else {
+      fix.commands = {fmt::format("{} exec --rocm {} rocminfo", runtime.apptainer_command,
+                                  image_or_placeholder(runtime, "IMAGE.sif"))};
+    }
+    return fix;
+  }
+  if (runtime.kind == "lxc") {
+    fix.description =
+        "Pass the GPU into the LXC/LXD/Incus container on the host (the container must then be restarted); "
+        "for plain LXC add lxc.cgroup2.devices.allow and lxc.mount.entry lines for /dev/kfd and /dev/dri to its "
+        "config. On the host:";
+    fix.commands = {"lxc config device add CONTAINER gpu gpu",
+                    "lxc config device add CONTAINER kfd unix-char path=/dev/kfd"};
+    if (!group_flags.empty()) {
+      fix.description += " Then give the container user the device nodes' numeric group (" + group_flags +
+                         ") through the container's idmap, or the gid= option of the gpu device.";
+    }
+    return fix;
+  }
+  const std::string tool = runtime.kind == "podman" ? "podman" : "docker";
+  if (tool == "podman" && runtime.rootless) {
+    fix.description = std::string(only_groups ? "The nodes are owned by a host group this rootless container cannot see. "
+                                              : "") +
+                      "Recreate the container on the host with the devices and --group-add keep-groups (rootless "
+                      "podman then keeps your host user's supplementary groups, render included; it needs the crun "
+                      "runtime). Your host user must itself be in render. On the host:";
+    fix.commands = {fmt::format("podman run --device /dev/kfd --device /dev/dri --group-add keep-groups "
+                                "--security-opt seccomp=unconfined {}",
+                                image)};
+    return fix;
+  }
+  fix.description = fmt::format(
+      "A container's devices and groups are fixed when it starts: recreate it on the host with the device nodes and "
+      "the host's numeric group id{}. Run on the host (not in this container):",
+      only_groups ? "" : " (getent on the host prints the host's render gid)");
+  const auto groups = group_flags.empty() ? fmt::format("--group-add video --group-add {}", kHostRenderGid) : group_flags;
+  fix.commands = {fmt::format("{} run --device=/dev/kfd --device=/dev/dri {} --security-opt seccomp=unconfined {}", tool,
+                              groups, image)};
+  return fix;
+}
+
+std::vector<std::string> render_nodes(const Host& host) {
+  std::vector<std::string> paths;
+  if (auto entries = host.list_dir("/dev/dri")) {
+    for (const auto& entry : *entries) {
+      if (entry.name.starts_with("renderD")) paths.push_back("/dev/dri/" + entry.name);
+    }
+  }
+  return paths;
+}
+
+bool holds_gid(const Identity& identity, std::uint32_t gid) {
+  return identity.gid == gid || std::find(identity.groups.begin(), identity.groups.end(), gid) != identity.groups.end();
+}
+
+Finding not_passed_finding(const Runtime& runtime, bool kfd, const std::vector<std::string>& renders) {
+  std::string missing = !kfd && renders.empty() ? "/dev/kfd and /dev/dri/renderD*" : !kfd ? "/dev/kfd" : "/dev/dri/renderD*";
+  auto finding =
+      make_finding("container.kfd-not-passed", Severity::error,
+                   fmt::format("The GPU was not passed into this {} container: {} missing", runtime.kind, missing))
+          .because("A container sees only the device nodes its runtime passes in. ROCm needs /dev/kfd (the compute "
+                   "interface shared by all GPUs) and the /dev/dri/renderD* node of each GPU; without them rocminfo "
+                   "fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES and HIP sees no device. The host's amdgpu driver "
+                   "is used as it is: the image brings only the user-space libraries.")
+          .with_evidence("/dev/kfd", kfd ? "present" : "absent")
+          .with_evidence("/dev/dri/renderD*", renders.empty() ? "none" : join(renders, ", "));
+  for (const auto& evidence : runtime.evidence) finding.evidence.push_back(evidence);
+  return finding.with_fix(pass_devices_fix(runtime, "", false));
+}
+
+struct NodeFacts {
+  std::string path;
+  NodeInfo node;
+};
+
+Finding gid_mismatch_finding(const Host& host, const Runtime& runtime, const Identity& identity,
+                             const std::vector<NodeFacts>& nodes) {
+  std::vector<std::uint32_t> gids;
+  for (const auto& node : nodes) gids.push_back(node.node.gid);
+  const auto flags = group_add_flags(gids);
+  const bool overflow = std::any_of(gids.begin(), gids.end(), [](auto gid) { return gid == data().overflow_gid; });
+  std::vector<std::string> labels;
+  for (const auto& node : nodes) {
+    const auto group = host.group_by_gid(node.node.gid);
+    labels.push_back(fmt::format("{} (gid {}{})", node.path, node.node.gid,
+                                 group ? ", named " + group->name + " in this image" : ", no name in this image"));
+  }
+  std::string why =
+      "The kernel checks the numeric group id on the device node, and the node's id is the host's. A group name is "
+      "looked up in the image's own /etc/group when the container starts, so `--group-add render` gives the "
+      "image's render id (if the image has one at all), which is rarely the host's: only the number crosses the "
+      "boundary.";
+  if (const auto render = host.group_by_name("render")) {
+    if (std::find(gids.begin(), gids.end(), render->gid) == gids.end()) {
+      why += fmt::format(" Here the image's render group is {}, the nodes' group is {}.", render->gid,
+                         gids.empty() ? 0 : gids.front());
+    }
+  }
+  if (overflow) {
+    why += fmt::format(" Gid {} is the overflow id: the host's group is not mapped into this user namespace "
+                       "(rootless container), so even root in the container cannot use it.",
+                       data().overflow_gid);
+  }
+  auto finding = make_finding("container.gid-mismatch", Severity::error,
+                              fmt::format("The GPU nodes belong to a host group this process does not have: {}",
+                                          join(labels, "; ")))
+                     .because(why);
+  std::vector<std::string> held;
+  for (const auto gid : identity.groups) held.push_back(std::to_string(gid));
+  finding.with_evidence("process identity", fmt::format("uid {} gid {} groups [{}]", identity.uid, identity.gid,
+                                                        join(held, ", ")));
+  for (const auto& node : nodes) {
+    finding.with_evidence(node.path, fmt::format("mode {:04o} uid {} gid {}{}", node.node.mode, node.node.uid,
+                                                 node.node.gid, node.node.access ? "; access " + *node.node.access : ""));
+  }
+  for (const auto& evidence : runtime.evidence) finding.evidence.push_back(evidence);
+  if (runtime.kind == "kubernetes") {
+    std::vector<std::string> numbers;
+    for (const auto gid : gids) {
+      if (std::find(numbers.begin(), numbers.end(), std::to_string(gid)) == numbers.end()) {
+        numbers.push_back(std::to_string(gid));
+      }
+    }
+    return finding.with_fix(pass_devices_fix(runtime, join(numbers, ", "), true));
+  }
+  if (overflow && !(runtime.kind == "podman" && runtime.rootless)) {
+    auto fix = pass_devices_fix(runtime, fmt::format("--group-add {}", kHostRenderGid), true);
+    return finding.with_fix(fix);
+  }
+  return finding.with_fix(pass_devices_fix(runtime, flags, true));
+}
+
+// Is the process shut out of this node by its group? Root outside a user namespace never is.
+bool group_blocks(const NodeInfo& node, const Identity& identity, const Runtime& runtime) {
+  if (node.access && *node.access == "rw") return false;
+  const bool real_root = identity.uid == 0 && !runtime.user_namespace;
+  if (real_root) return false;
+  if (holds_gid(identity, node.gid)) return false;
+  if (identity.uid == node.uid && identity.uid != 0) return false;
+  if ((node.mode & 06U) == 06U && node.gid != data().overflow_gid) return false;  // others may read/write
+  return (node.mode & 060U) == 060U || node.gid == data().overflow_gid;
+}
+
+std::optional<Finding> shm_finding(const Host& host, std::size_t gpu_count) {
+  const auto mounts = host.read_file("/proc/mounts");
+  if (!mounts) return std::nullopt;
+  const auto size = parse_shm_size(*mounts);
+  if (!size || *size >= data().shm_min) return std::nullopt;
+  const bool multi = gpu_count > 1;
+  std::string line;
+  for (const auto text : lines(*mounts)) {
+    const auto fields = split_words(text);
+    if (fields.size() >= 2 && fields[1] == "/dev/shm") line = std::string(text);
+  }
+  auto finding =
+      make_finding("container.no-ipc-host", multi ? Severity::warning : Severity::info,
+                   fmt::format("/dev/shm is only {} MiB{}", *size / (1024 * 1024),
+                               multi ? fmt::format(" with {} GPUs", gpu_count) : ""))
+          .because("Multi-process data loaders (PyTorch DataLoader workers) and RCCL's shared-memory transport "
+                   "pass tensors through /dev/shm; container runtimes give it 64 MiB by default, and a full /dev/shm "
+                   "ends in 'bus error' or 'No space left on device'. ROCm's container examples use --ipc=host or a "
+                   "larger --shm-size.")
+          .with_evidence("/proc/mounts", line);
+  Fix fix;
+  fix.description = "Recreate the container with the host's IPC namespace or a larger /dev/shm (on the host; "
+                    "Kubernetes: mount an emptyDir with medium: Memory at /dev/shm):";
+  fix.commands = {"docker run --ipc=host ...", "docker run --shm-size=16g ..."};
+  fix.verify = verify_command(kCheckId);
+  return finding.with_fix(fix);
+}
+
+std::optional<Finding> seccomp_finding(const Host& host) {
+  const auto status = host.read_file("/proc/self/status");
+  if (!status) return std::nullopt;
+  const auto mode = parse_seccomp_mode(*status);
+  if (!mode || *mode == 0) return std::nullopt;
+  return make_finding("container.seccomp", Severity::info, "A seccomp filter confines this container")
+      .because("ROCm's Docker guide lists --security-opt seccomp=unconfined as optional: it allows the memory "
+               "policy calls (numactl, HPC applications binding GPU and CPU memory) that the default profile "
+               "blocks. Most single-GPU work runs without it.")
+      .with_evidence("/proc/self/status", fmt::format("Seccomp: {}", *mode));
+}
+
+std::optional<Finding> version_finding(const CheckContext& ctx) {
+  const auto& host = ctx.host();
+  const auto& install = ctx.fact<RocmInstallation>();
+  if (!install.active || install.active->version.empty()) return std::nullopt;
+  const auto image_release = install.active->version;
+  const auto module = host.read_trimmed("/sys/module/amdgpu/version");
+  if (!module || module->empty()) {
+    if (!host.exists("/sys/module/amdgpu")) return std::nullopt;
+    return make_finding("container.image-rocm-version", Severity::info,
+                        fmt::format("Image ROCm {}; the host runs the kernel's own amdgpu driver", image_release))
+        .because("Containers share the host's kernel driver. /sys/module/amdgpu/version is absent, which is how "
+                 "the amdgpu built into distribution kernels looks (amdgpu-dkms writes a version): its "
+                 "compatibility follows the kernel release. " + data().rule)
+        .with_evidence("/sys/module/amdgpu/version", "absent")
+        .with_evidence(install.active->evidence, image_release);
+  }
+  const auto driver_release = rocm_release_of_driver(data().drivers, *module);
+  std::vector<std::string> releases;
+  for (const auto& release : kb::knowledge_base().releases) releases.push_back(release.release);
+  std::string verdict;
+  if (driver_release) {
+    const auto distance = release_distance(releases, *driver_release, image_release);
+    const bool newer_rule = !kb::version_less(*driver_release, data().year_window_since) &&
+                            !kb::version_less(image_release, data().year_window_since);
+    if (distance && (*distance <= data().window || newer_rule)) {
+      verdict = fmt::format("within the supported window ({} release(s) apart)", *distance);
+    } else if (distance) {
+      verdict = fmt::format("{} releases apart: outside the supported window; match the image to the host "
+                            "driver (or update amdgpu-dkms on the host)",
+                            *distance);
+    }
+  }
+  auto finding =
+      make_finding("container.image-rocm-version", Severity::info,
+                   driver_release
+                       ? fmt::format("Image ROCm {} on host amdgpu {} (shipped with ROCm {}){}", image_release,
+                                     *module, *driver_release, verdict.empty() ? "" : ": " + verdict)
+                       : fmt::format("Image ROCm {} on host amdgpu {}", image_release, *module))
+          .because("The image brings the ROCm user space, the host brings the kernel driver (amdgpu-dkms). " +
+                   data().rule)
+          .with_evidence("/sys/module/amdgpu/version", *module)
+          .with_evidence(install.active->evidence, image_release);
+  return finding;
+}
+
+class ContainerCheck final : public Check {
+ public:
+  std::string_view id() const override { return kCheckId; }
+  std::string_view title() const override { return "Container GPU passthrough"; }
+  int order() const override { return 15; }
+  std::vector<std::string_view> finding_ids() const override {
+    return {"container.kfd-not-passed", "container.gid-mismatch", "container.seccomp", "container.no-ipc-host",
+            "container.image-rocm-version", "container.ok"};
+  }
+
+  CheckOutcome run(const CheckContext& ctx) const override {
+    const auto& facts = ctx.fact<SystemFacts>();
+    if (facts.container.empty()) return CheckOutcome::skipped("not running in a container");
+    if (ctx.options().image_mode) return CheckOutcome::skipped("--image: devices are passed when the image runs");
+    if (facts.wsl) return CheckOutcome::skipped("WSL: the wsl check covers /dev/dxg");
+    const Host& host = ctx.host();
+    const auto runtime = describe_runtime(host, facts.container);
+    const bool kfd = host.exists(kKfd);
+    const auto renders = render_nodes(host);
+    std::vector<Finding> findings;
+    if (!kfd || renders.empty()) {
+      findings.push_back(not_passed_finding(runtime, kfd, renders));
+    } else {
+      const auto identity = host.identity();
+      std::vector<NodeFacts> blocked;
+      std::vector<std::string> all = {std::string(kKfd)};
+      all.insert(all.end(), renders.begin(), renders.end());
+      for (const auto& path : all) {
+        auto node = host.stat_node(path);
+        if (node && group_blocks(*node, identity, runtime)) blocked.push_back({path, *node});
+      }
+      if (!blocked.empty()) {
+        findings.push_back(gid_mismatch_finding(host, runtime, identity, blocked));
+      } else {
+        auto ok = make_finding("container.ok", Severity::ok,
+                               fmt::format("/dev/kfd and {} render node{} are passed into this {} container", renders.size(),
+                                           renders.size() == 1 ? "" : "s", runtime.kind))
+                      .because("The runtime passed the GPU device nodes in and this process may open them.")
+                      .with_evidence("/dev/dri/renderD*", join(renders, ", "));
+        for (const auto& evidence : runtime.evidence) ok.evidence.push_back(evidence);
+        findings.push_back(std::move(ok));
+      }
+    }
+    if (auto finding = shm_finding(host, renders.size())) findings.push_back(std::move(*finding));
+    if (auto finding = seccomp_finding(host)) findings.push_back(std::move(*finding));
+    if (auto finding = version_finding(ctx)) findings.push_back(std::move(*finding));
+    return findings;
+  }
+};
+
+}  // namespace
+}  // namespace rocm_doctor::container
+
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::container::ContainerCheck)

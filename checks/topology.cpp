@@ -1,0 +1,569 @@
+// `topology`: how the GPUs hang together. PCIe links running below what card and slot can do,
+// the IOMMU mode on multi-GPU machines, NUMA placement, XGMI hives and peer links, RCCL, and
+// whether the whole VRAM is CPU-visible (large BAR).
+#include "topology.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/gpu_inventory.h"
+#include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/shell.h"
+#include "rocm_doctor/system_facts.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor::embedded {
+std::string_view data_topology();
+}  // namespace rocm_doctor::embedded
+
+namespace rocm_doctor::topology {
+
+std::optional<double> parse_link_speed(std::string_view text) {
+  const auto words = split_words(trim(text));
+  if (words.size() < 2 || words[1] != "GT/s") return std::nullopt;
+  const std::string number(words[0]);
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end == number.c_str() || *end != '\0' || !(value > 0)) return std::nullopt;
+  return value;
+}
+
+std::optional<unsigned> parse_link_width(std::string_view text) {
+  const auto value = parse_uint(trim(text));
+  if (!value || *value == 0 || *value > 32) return std::nullopt;
+  return static_cast<unsigned>(*value);
+}
+
+namespace {
+bool below(std::optional<double> value, std::optional<double> limit) { return value && limit && *value + 0.01 < *limit; }
+bool below(std::optional<unsigned> value, std::optional<unsigned> limit) { return value && limit && *value < *limit; }
+}  // namespace
+
+LinkVerdict judge_link(const LinkState& link, double idle_speed) {
+  LinkVerdict verdict;
+  // Below its own maximum, and below what the port above it offers (when that is readable):
+  // a x16 card in a x4 slot is degraded only if the slot could do more.
+  verdict.width_degraded = below(link.width, link.max_width) &&
+                           (!link.upstream_max_width || below(link.width, link.upstream_max_width));
+  verdict.speed_degraded = below(link.speed, link.max_speed) &&
+                           (!link.upstream_max_speed || below(link.speed, link.upstream_max_speed));
+  verdict.speed_maybe_idle = verdict.speed_degraded && link.speed && std::fabs(*link.speed - idle_speed) < 0.01;
+  return verdict;
+}
+
+std::optional<IoLink> parse_io_link(std::string_view properties) {
+  const auto values = parse_key_value_lines(properties);
+  const auto get = [&](const char* key) -> std::optional<std::uint64_t> {
+    const auto it = values.find(key);
+    return it == values.end() ? std::nullopt : parse_uint(it->second);
+  };
+  const auto type = get("type");
+  const auto from = get("node_from");
+  const auto to = get("node_to");
+  if (!type || !from || !to) return std::nullopt;
+  return IoLink{static_cast<unsigned>(*type), static_cast<int>(*from), static_cast<int>(*to)};
+}
+
+std::optional<std::uint64_t> parse_bar0_size(std::string_view resource) {
+  const auto rows = lines(resource);
+  if (rows.empty()) return std::nullopt;
+  const auto fields = split_words(rows.front());
+  if (fields.size() < 2) return std::nullopt;
+  const auto strip = [](std::string_view text) { return text.starts_with("0x") ? text.substr(2) : text; };
+  const auto start = parse_uint(strip(fields[0]), 16);
+  const auto end = parse_uint(strip(fields[1]), 16);
+  if (!start || !end || *end <= *start) return std::nullopt;
+  return *end - *start + 1;
+}
+
+IommuMode iommu_mode_from_group_type(std::string_view type) {
+  const auto text = trim(type);
+  if (text == "identity") return IommuMode::passthrough;
+  if (text.starts_with("DMA")) return IommuMode::translated;
+  return IommuMode::unknown;
+}
+
+std::optional<std::string> cmdline_iommu_arg(std::string_view cmdline, const std::vector<std::string>& passthrough_args) {
+  std::optional<std::string> last;
+  for (const auto word : split_words(trim(cmdline))) {
+    for (const auto& arg : passthrough_args) {
+      if (word == arg) last = arg;
+    }
+  }
+  return last;
+}
+
+std::string resolve_link(std::string_view folder, std::string_view target) {
+  std::vector<std::string> parts;
+  const auto push = [&](std::string_view path) {
+    for (const auto part : split(path, '/')) {
+      if (part.empty() || part == ".") continue;
+      if (part == "..") {
+        if (!parts.empty()) parts.pop_back();
+      } else {
+        parts.emplace_back(part);
+      }
+    }
+  };
+  if (!target.starts_with('/')) push(folder);
+  push(target);
+  return "/" + join(parts, "/");
+}
+
+std::string parent_path(std::string_view path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+std::optional<std::string> grub_default_cmdline(std::string_view etc_default_grub) {
+  std::optional<std::string> value;
+  for (const auto line : lines(etc_default_grub)) {
+    const auto text = trim(line);
+    if (!text.starts_with("GRUB_CMDLINE_LINUX_DEFAULT=")) continue;
+    auto rest = text.substr(std::string_view("GRUB_CMDLINE_LINUX_DEFAULT=").size());
+    if (rest.size() >= 2 && (rest.front() == '"' || rest.front() == '\'') && rest.back() == rest.front()) {
+      rest = rest.substr(1, rest.size() - 2);
+    }
+    value = std::string(rest);
+  }
+  return value;
+}
+
+namespace {
+
+constexpr std::string_view kCheckId = "topology";
+constexpr std::uint64_t kMiB = 1024ULL * 1024;
+
+struct Data {
+  std::map<unsigned, std::string> link_types;
+  double idle_speed = 2.5;
+  std::vector<std::string> passthrough_args;
+  std::map<std::string, std::string> generations;
+};
+
+const Data& data() {
+  static const Data parsed = [] {
+    const auto json = nlohmann::json::parse(embedded::data_topology());
+    Data d;
+    for (const auto& [key, value] : json.at("io_link_types").items()) {
+      d.link_types[static_cast<unsigned>(std::stoul(key))] = value.get<std::string>();
+    }
+    d.idle_speed = json.at("idle_link_speed_gts").get<double>();
+    d.passthrough_args = json.at("passthrough_args").get<std::vector<std::string>>();
+    d.generations = json.at("pcie_generations").get<std::map<std::string, std::string>>();
+    return d;
+  }();
+  return parsed;
+}
+
+std::string speed_text(std::optional<double> speed) {
+  if (!speed) return "?";
+  const auto key = fmt::format("{:.1f}", *speed);
+  const auto it = data().generations.find(key);
+  return it == data().generations.end() ? key + " GT/s" : fmt::format("{} GT/s ({})", key, it->second);
+}
+
+std::string width_text(std::optional<unsigned> width) { return width ? fmt::format("x{}", *width) : "x?"; }
+
+std::string device_path(const Host& host, const std::string& bdf) {
+  const std::string link = "/sys/bus/pci/devices/" + bdf;
+  if (auto target = host.read_link(link)) return resolve_link("/sys/bus/pci/devices", *target);
+  return link;
+}
+
+std::string gib_text(std::uint64_t bytes) {
+  if (bytes >= 1024 * kMiB) return fmt::format("{:.0f} GiB", static_cast<double>(bytes) / (1024.0 * kMiB));
+  return fmt::format("{} MiB", bytes / kMiB);
+}
+
+// The discrete GPUs multi-GPU findings talk about (an iGPU beside them is not a peer).
+std::vector<const Gpu*> discrete(const std::vector<const Gpu*>& gpus) {
+  std::vector<const Gpu*> result;
+  std::copy_if(gpus.begin(), gpus.end(), std::back_inserter(result), [](const Gpu* gpu) { return !gpu->apu; });
+  return result;
+}
+
+std::optional<Finding> link_finding(const Host& host, const Gpu& gpu) {
+  if (gpu.bdf.empty()) return std::nullopt;
+  const auto path = device_path(host, gpu.bdf);
+  const auto read = [&](const std::string& file) { return host.read_trimmed(file).value_or(""); };
+  LinkState link;
+  link.speed = parse_link_speed(read(path + "/current_link_speed"));
+  link.max_speed = parse_link_speed(read(path + "/max_link_speed"));
+  link.width = parse_link_width(read(path + "/current_link_width"));
+  link.max_width = parse_link_width(read(path + "/max_link_width"));
+  const auto parent = parent_path(path);
+  const bool parent_is_port = link_basename(parent).find(':') != std::string_view::npos &&
+                              !link_basename(parent).starts_with("pci");
+  if (parent_is_port) {
+    link.upstream_max_speed = parse_link_speed(read(parent + "/max_link_speed"));
+    link.upstream_max_width = parse_link_width(read(parent + "/max_link_width"));
+  }
+  const auto verdict = judge_link(link, data().idle_speed);
+  if (!verdict.width_degraded && !verdict.speed_degraded) return std::nullopt;
+  const bool only_idle_speed = !verdict.width_degraded && verdict.speed_maybe_idle;
+  std::vector<std::string> what;
+  if (verdict.width_degraded) {
+    what.push_back(fmt::format("width {} of {}", width_text(link.width), width_text(link.max_width)));
+  }
+  if (verdict.speed_degraded) {
+    what.push_back(fmt::format("speed {} of {}", speed_text(link.speed), speed_text(link.max_speed)));
+  }
+  std::string detail =
+      verdict.width_degraded
+          ? "The link trained with fewer lanes than both the card and the port above it support: the card sits in a "
+            "slot wired with fewer lanes (lane sharing with M.2 or a second x16 slot), on a riser, or is not seated "
+            "well. Host-device copies and PCIe peer traffic run at a fraction of the bandwidth. The width does not "
+            "change with load, so this is real."
+          : "";
+  if (verdict.speed_degraded) {
+    if (!detail.empty()) detail += " ";
+    detail += verdict.speed_maybe_idle
+                  ? "The speed is the lowest PCIe speed, which many cards drop to when idle to save power: run it "
+                    "again while the GPU is busy before acting on the speed."
+                  : "The speed is below what card and port support and is not the idle speed: a riser or extension "
+                    "cable, a BIOS setting forcing a lower generation, or signal problems made the link train lower.";
+  }
+  auto finding =
+      make_finding("pcie.link-degraded", only_idle_speed ? Severity::info : Severity::warning,
+                   fmt::format("{} ({}) runs its PCIe link at {}", gpu.label(), gpu.bdf, join(what, ", ")))
+          .because(detail)
+          .with_evidence(path + "/current_link_width", width_text(link.width))
+          .with_evidence(path + "/max_link_width", width_text(link.max_width))
+          .with_evidence(path + "/current_link_speed", speed_text(link.speed))
+          .with_evidence(path + "/max_link_speed", speed_text(link.max_speed));
+  if (parent_is_port) {
+    finding.with_evidence(parent + "/max_link_width", width_text(link.upstream_max_width))
+        .with_evidence(parent + "/max_link_speed", speed_text(link.upstream_max_speed));
+  }
+  Fix fix;
+  fix.description = verdict.width_degraded
+                        ? "Move the card to a slot wired x16 to the CPU (the board manual lists which slots share "
+                          "lanes), remove risers, reseat it; then compare LnkCap and LnkSta:"
+                        : "Check the link under load, and the BIOS PCIe speed setting and any riser if it stays low:";
+  fix.commands = {shell_command({"sudo", "lspci", "-vv", "-s", gpu.bdf}) + " | grep -E 'LnkCap|LnkSta'"};
+  fix.needs_root = true;
+  fix.verify = verify_command(kCheckId);
+  return finding.with_fix(fix);
+}
+
+std::string boot_loader_command(const SystemFacts& facts) {
+  const auto like = facts.os_id + " " + facts.os_id_like;
+  if (like.find("debian") != std::string::npos || like.find("ubuntu") != std::string::npos) return "sudo update-grub";
+  if (like.find("suse") != std::string::npos) return "sudo grub2-mkconfig -o /boot/grub2/grub.cfg";
+  return "sudo grub2-mkconfig -o /boot/grub2/grub.cfg";
+}
+
+std::optional<Finding> iommu_finding(const CheckContext& ctx, const std::vector<const Gpu*>& gpus) {
+  const auto& host = ctx.host();
+  const auto units = host.list_dir("/sys/class/iommu");
+  std::vector<std::string> names;
+  if (units) {
+    for (const auto& entry : *units) names.push_back(entry.name);
+  }
+  const auto cmdline = host.read_trimmed("/proc/cmdline").value_or("");
+  const auto arg = cmdline_iommu_arg(cmdline, data().passthrough_args);
+  std::vector<Evidence> evidence;
+  IommuMode mode = IommuMode::unknown;
+  for (const auto* gpu : gpus) {
+    const auto path = "/sys/bus/pci/devices/" + gpu->bdf + "/iommu_group/type";
+    if (auto type = host.read_trimmed(path)) {
+      evidence.push_back({path, *type});
+      const auto gpu_mode = iommu_mode_from_group_type(*type);
+      if (gpu_mode == IommuMode::translated) mode = IommuMode::translated;
+      if (gpu_mode == IommuMode::passthrough && mode == IommuMode::unknown) mode = IommuMode::passthrough;
+    }
+  }
+  if (mode == IommuMode::unknown) {
+    if (names.empty()) return std::nullopt;  // no IOMMU unit registered: nothing to translate
+    if (arg) return std::nullopt;            // iommu=pt or the IOMMU switched off on the command line
+    mode = IommuMode::translated;            // enabled, default domain: translated
+  }
+  if (mode != IommuMode::translated) return std::nullopt;
+  const auto& facts = ctx.fact<SystemFacts>();
+  auto finding =
+      make_finding("iommu.not-passthrough", Severity::warning,
+                   fmt::format("The IOMMU translates DMA for {} GPUs (not in passthrough mode)", gpus.size()))
+          .because("With the IOMMU in translated mode every GPU-to-GPU and GPU-to-host transfer goes through address "
+                   "translation: the known cause of multi-GPU hangs (RCCL all-reduce stalls, IO_PAGE_FAULT in the "
+                   "kernel log) and slow peer copies. ROCm's system requirements: multi-GPU systems may need "
+                   "iommu=pt on the kernel command line.")
+          .with_evidence("/proc/cmdline", cmdline)
+          .with_evidence("/sys/class/iommu", names.empty() ? "empty" : join(names, ", "));
+  for (auto& item : evidence) finding.evidence.push_back(std::move(item));
+  Fix fix;
+  const auto grub = host.read_file("/etc/default/grub");
+  const auto current = grub ? grub_default_cmdline(*grub) : std::nullopt;
+  fix.description = "Add iommu=pt to the kernel command line in /etc/default/grub (GRUB_CMDLINE_LINUX_DEFAULT), "
+                    "regenerate the GRUB configuration and reboot:";
+  if (current) {
+    finding.with_evidence("/etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"" + *current + "\"");
+    const auto updated = trim(*current).empty() ? std::string("iommu=pt") : std::string(trim(*current)) + " iommu=pt";
+    fix.commands.push_back(shell_command(
+        {"sudo", "sed", "-i", "s/^GRUB_CMDLINE_LINUX_DEFAULT=.*/GRUB_CMDLINE_LINUX_DEFAULT=\"" + updated + "\"/",
+         "/etc/default/grub"}));
+  } else {
+    fix.commands.push_back("echo 'GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"' | sudo tee -a /etc/default/grub");
+  }
+  fix.commands.push_back(boot_loader_command(facts));
+  fix.needs_root = true;
+  fix.needs_reboot = true;
+  fix.verify = verify_command(kCheckId);
+  return finding.with_fix(fix);
+}
+
+std::optional<Finding> numa_finding(const Host& host, const std::vector<const Gpu*>& gpus) {
+  std::vector<std::string> rows;
+  std::vector<Evidence> evidence;
+  for (const auto* gpu : gpus) {
+    if (!gpu->numa_node || *gpu->numa_node < 0) continue;
+    const auto cpulist_path = fmt::format("/sys/devices/system/node/node{}/cpulist", *gpu->numa_node);
+    const auto cpus = host.read_trimmed(cpulist_path).value_or("");
+    rows.push_back(fmt::format("GPU {} -> node {}{}", gpu->index, *gpu->numa_node, cpus.empty() ? "" : " (CPUs " + cpus + ")"));
+    evidence.push_back({"/sys/bus/pci/devices/" + gpu->bdf + "/numa_node", std::to_string(*gpu->numa_node)});
+    if (!cpus.empty()) evidence.push_back({cpulist_path, cpus});
+  }
+  if (rows.empty()) return std::nullopt;
+  auto finding = make_finding("topology.numa", Severity::info, "GPU NUMA placement: " + join(rows, "; "))
+                     .because("A process feeding a GPU from CPUs and memory of another NUMA node crosses the socket "
+                              "interconnect: bind each rank to its GPU's node (numactl --cpunodebind=N --membind=N).");
+  finding.evidence = std::move(evidence);
+  return finding;
+}
+
+std::string hex_id(std::uint64_t value) { return fmt::format("0x{:x}", value); }
+
+std::optional<Finding> xgmi_finding(const std::vector<const Gpu*>& gpus) {
+  std::map<std::uint64_t, std::vector<int>> hives;
+  std::vector<int> outside;
+  for (const auto* gpu : gpus) {
+    if (gpu->hive_id) {
+      hives[*gpu->hive_id].push_back(gpu->index);
+    } else {
+      outside.push_back(gpu->index);
+    }
+  }
+  if (hives.empty()) return std::nullopt;
+  std::vector<std::string> rows;
+  auto finding = make_finding("topology.xgmi", Severity::info, "");
+  for (const auto& [hive, members] : hives) {
+    std::vector<std::string> ids;
+    for (const auto index : members) ids.push_back(std::to_string(index));
+    rows.push_back(fmt::format("hive {} with GPUs {}", hex_id(hive), join(ids, ", ")));
+    finding.with_evidence("KFD hive_id", fmt::format("{}: GPUs {}", hex_id(hive), join(ids, ", ")));
+  }
+  if (!outside.empty()) {
+    std::vector<std::string> ids;
+    for (const auto index : outside) ids.push_back(std::to_string(index));
+    rows.push_back("not in a hive: GPUs " + join(ids, ", "));
+  }
+  finding.summary = "XGMI: " + join(rows, "; ");
+  finding.because("GPUs of one XGMI hive exchange data over AMD's GPU-to-GPU links instead of PCIe; collective "
+                  "operations (RCCL) are fastest among GPUs of the same hive.");
+  return finding;
+}
+
+struct PeerLinks {
+  std::map<std::pair<int, int>, std::string> kind;  // GPU index pair (low, high) -> "XGMI" / "PCIe"
+  std::vector<Evidence> evidence;
+};
+
+PeerLinks read_peer_links(const Host& host, const std::vector<const Gpu*>& gpus) {
+  PeerLinks links;
+  std::map<int, int> index_of_node;
+  for (const auto* gpu : gpus) {
+    if (gpu->node_id) index_of_node[*gpu->node_id] = gpu->index;
+  }
+  for (const auto* gpu : gpus) {
+    if (!gpu->node_id) continue;
+    for (const char* folder : {"io_links", "p2p_links"}) {
+      const auto base = fmt::format("/sys/class/kfd/kfd/topology/nodes/{}/{}", *gpu->node_id, folder);
+      const auto entries = host.list_dir(base);
+      if (!entries) continue;
+      for (const auto& entry : *entries) {
+        const auto path = base + "/" + entry.name + "/properties";
+        const auto text = host.read_file(path);
+        if (!text) continue;
+        const auto link = parse_io_link(*text);
+        if (!link) continue;
+        const auto peer = index_of_node.find(link->node_to);
+        if (peer == index_of_node.end() || peer->second == gpu->index) continue;
+        const auto type = data().link_types.find(link->type);
+        const auto name = type == data().link_types.end() ? fmt::format("type {}", link->type) : type->second;
+        const auto key = std::minmax(gpu->index, peer->second);
+        auto& slot = links.kind[{key.first, key.second}];
+        if (slot.empty() || name == "XGMI") slot = name;
+        if (links.evidence.size() < 4) links.evidence.push_back({path, fmt::format("type {} node_from {} node_to {}",
+                                                                                     link->type, link->node_from,
+                                                                                     link->node_to)});
+      }
+    }
+  }
+  return links;
+}
+
+std::optional<Finding> p2p_finding(const Host& host, const std::vector<const Gpu*>& gpus) {
+  if (gpus.size() < 2) return std::nullopt;
+  const auto links = read_peer_links(host, gpus);
+  std::map<std::string, std::vector<std::string>> by_kind;
+  std::size_t pairs = 0;
+  for (std::size_t a = 0; a < gpus.size(); ++a) {
+    for (std::size_t b = a + 1; b < gpus.size(); ++b) {
+      ++pairs;
+      const auto key = std::minmax(gpus[a]->index, gpus[b]->index);
+      const auto it = links.kind.find({key.first, key.second});
+      const auto kind = it == links.kind.end() ? std::string("through the host (no direct link)") : it->second;
+      by_kind[kind].push_back(fmt::format("{}-{}", key.first, key.second));
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [kind, list] : by_kind) parts.push_back(fmt::format("{} {}", list.size(), kind));
+  auto finding = make_finding("topology.p2p", Severity::info,
+                              fmt::format("{} GPU pairs: {}", pairs, join(parts, ", ")))
+                     .because("KFD lists a direct link per GPU pair: XGMI (type 11) or PCIe peer-to-peer (type 2). "
+                              "Pairs without one copy through host memory, which halves the bandwidth of "
+                              "collective operations between them.");
+  for (const auto& [kind, list] : by_kind) finding.with_evidence(kind, join(list, " "));
+  for (const auto& evidence : links.evidence) finding.evidence.push_back(evidence);
+  return finding;
+}
+
+std::optional<Finding> rccl_finding(const CheckContext& ctx, std::size_t gpu_count) {
+  const auto& install = ctx.fact<RocmInstallation>();
+  if (!install.installed()) return std::nullopt;  // rocm-install reports the missing ROCm
+  std::vector<std::string> dirs;
+  if (install.active) dirs.push_back(install.active->lib_dir);
+  for (const auto& dir : install.loader_dirs) {
+    if (std::find(dirs.begin(), dirs.end(), dir.path) == dirs.end()) dirs.push_back(dir.path);
+  }
+  for (const auto& dir : dirs) {
+    const auto entries = ctx.host().list_dir(dir);
+    if (!entries) continue;
+    for (const auto& entry : *entries) {
+      if (entry.name.starts_with("librccl.so")) return std::nullopt;
+    }
+  }
+  const auto& facts = ctx.fact<SystemFacts>();
+  const auto like = facts.os_id + " " + facts.os_id_like;
+  Fix fix;
+  fix.description = "Install RCCL from the same ROCm repository as the rest of ROCm:";
+  if (like.find("debian") != std::string::npos || like.find("ubuntu") != std::string::npos) {
+    fix.commands = {"sudo apt install rccl"};
+  } else if (like.find("suse") != std::string::npos) {
+    fix.commands = {"sudo zypper install rccl"};
+  } else {
+    fix.commands = {"sudo dnf install rccl"};
+  }
+  fix.needs_root = true;
+  fix.verify = verify_command(kCheckId);
+  return make_finding("rccl.missing", Severity::warning,
+                      fmt::format("{} GPUs but no RCCL library (librccl.so)", gpu_count))
+      .because("PyTorch distributed (backend 'nccl'), DeepSpeed and other multi-GPU frameworks use RCCL, ROCm's "
+               "collective communication library, for all-reduce between GPUs; without it multi-GPU training fails "
+               "to start.")
+      .with_evidence("librccl.so*", "not found in " + join(dirs, ", "))
+      .with_fix(fix);
+}
+
+std::optional<Finding> large_bar_finding(const Host& host, const std::vector<const Gpu*>& gpus, bool multi) {
+  std::vector<std::string> small;
+  std::vector<Evidence> evidence;
+  std::size_t readable = 0;
+  for (const auto* gpu : gpus) {
+    if (gpu->apu || gpu->bdf.empty()) continue;
+    const auto base = "/sys/bus/pci/devices/" + gpu->bdf;
+    auto total = gpu->vram_total;
+    if (!total) {
+      if (auto text = host.read_trimmed(base + "/mem_info_vram_total")) total = parse_uint(*text);
+    }
+    if (!total || *total == 0) continue;
+    std::optional<std::uint64_t> visible;
+    std::string source;
+    if (auto text = host.read_trimmed(base + "/mem_info_vis_vram_total")) {
+      visible = parse_uint(*text);
+      source = base + "/mem_info_vis_vram_total";
+    }
+    if (!visible) {
+      if (auto text = host.read_file(base + "/resource")) {
+        visible = parse_bar0_size(*text);
+        source = base + "/resource (BAR 0)";
+      }
+    }
+    if (!visible) continue;
+    ++readable;
+    evidence.push_back({source, fmt::format("{} of {} VRAM", gib_text(*visible), gib_text(*total))});
+    if (*visible < *total) small.push_back(fmt::format("{}: {} of {}", gpu->label(), gib_text(*visible), gib_text(*total)));
+  }
+  if (readable == 0) return std::nullopt;
+  if (small.empty()) {
+    auto finding = make_finding("topology.large-bar", Severity::info, "The whole VRAM is CPU-visible (large BAR)")
+                       .because("Resizable BAR (large BAR) lets the CPU and peer GPUs address all of VRAM directly, "
+                                "which PCIe peer-to-peer transfers need.");
+    finding.evidence = std::move(evidence);
+    return finding;
+  }
+  auto finding =
+      make_finding("topology.large-bar", multi ? Severity::warning : Severity::info,
+                   "Only part of VRAM is CPU-visible (no large BAR): " + join(small, "; "))
+          .because(std::string("With a small BAR (usually 256 MiB) the CPU reaches VRAM through a window; ") +
+                   (multi ? "PCIe peer-to-peer between GPUs needs the whole VRAM visible, so RCCL falls back to "
+                            "copies through host memory (or hangs with P2P forced on)."
+                          : "single-GPU work runs, with slower host-device transfers of some kinds."));
+  finding.evidence = std::move(evidence);
+  Fix fix;
+  fix.description = "Enable 'Above 4G Decoding' and 'Re-Size BAR Support' in the firmware (BIOS/UEFI) setup, then "
+                    "boot again (CSM must be off for resizable BAR)";
+  fix.needs_reboot = true;
+  fix.verify = verify_command(kCheckId);
+  return finding.with_fix(fix);
+}
+
+class TopologyCheck final : public Check {
+ public:
+  std::string_view id() const override { return kCheckId; }
+  std::string_view title() const override { return "Multi-GPU topology"; }
+  int order() const override { return 62; }
+  std::vector<std::string_view> finding_ids() const override {
+    return {"pcie.link-degraded", "iommu.not-passthrough", "topology.numa", "topology.xgmi",
+            "topology.p2p",       "rccl.missing",          "topology.large-bar"};
+  }
+
+  CheckOutcome run(const CheckContext& ctx) const override {
+    if (ctx.options().image_mode) return CheckOutcome::skipped("--image: no GPU is expected in an image build");
+    if (ctx.fact<SystemFacts>().wsl) return CheckOutcome::skipped("WSL: the PCIe topology is hidden behind /dev/dxg");
+    const auto& host = ctx.host();
+    const auto& inventory = ctx.fact<GpuInventory>();
+    const auto pci = inventory.pci_gpus();
+    if (pci.empty() && inventory.kfd_gpus().empty()) return CheckOutcome::skipped("no AMD GPU found");
+    const auto kfd = discrete(inventory.kfd_gpus());
+    const auto cards = discrete(pci);
+    const auto peers = kfd.size() >= cards.size() ? kfd : cards;
+    const bool multi = peers.size() > 1;
+    std::vector<Finding> findings;
+    for (const auto* gpu : pci) {
+      if (auto finding = link_finding(host, *gpu)) findings.push_back(std::move(*finding));
+    }
+    if (multi) {
+      if (auto finding = iommu_finding(ctx, peers)) findings.push_back(std::move(*finding));
+    }
+    if (auto finding = numa_finding(host, kfd.empty() ? cards : kfd)) findings.push_back(std::move(*finding));
+    if (auto finding = xgmi_finding(kfd)) findings.push_back(std::move(*finding));
+    if (auto finding = p2p_finding(host, kfd)) findings.push_back(std::move(*finding));
+    if (multi) {
+      if (auto finding = rccl_finding(ctx, peers.size())) findings.push_back(std::move(*finding));
+    }
+    if (auto finding = large_bar_finding(host, cards, multi)) findings.push_back(std::move(*finding));
+    return findings;
+  }
+};
+
+}  // namespace
+}  // namespace rocm_doctor::topology
+
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::topology::TopologyCheck)
