@@ -44,3 +44,11 @@ bash -c 'source /usr/share/bash-completion/completions/rocm-doctor && complete -
 dpkg -r rocm-doctor >/dev/null
 [ ! -e /usr/bin/rocm-doctor ] || { echo "FAIL: binary left after dpkg -r" >&2; exit 1; }
 echo "PASS: .deb builds, passes lintian, installs, runs and removes cleanly"
+
+# The .rpm from the same configuration carries the same files.
+(cd "$work/build" && cpack -G RPM >/dev/null)
+rpm_files=$(rpm -qlp "$work"/build/rocm-doctor-*.x86_64.rpm 2>/dev/null)
+for path in /usr/bin/rocm-doctor /usr/share/man/man1/rocm-doctor.1.gz /usr/share/bash-completion/completions/rocm-doctor; do
+  grep -qx "$path" <<<"$rpm_files" || { echo "FAIL: $path missing from the .rpm" >&2; exit 1; }
+done
+echo "PASS: .rpm carries the binary, man page and completions"
