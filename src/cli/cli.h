@@ -25,6 +25,7 @@ struct RunCommandOptions {
   // Runtime probes (src/probe): depth and the time each may take.
   std::string level = "standard";
   double probe_timeout_seconds = 10.0;
+  std::string python;  // --python PATH: the interpreter the python probe runs (default: python3 on PATH)
 };
 
 int cli_main(int argc, char** argv);

@@ -49,6 +49,9 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
   app.add_option("--probe-timeout", options.probe_timeout_seconds,
                  "Seconds each runtime probe may take before it is killed (default 10)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--python", options.python,
+                 "Python interpreter whose PyTorch to check (default: python3 on PATH, so an active venv or "
+                 "conda environment)");
 }
 
 }  // namespace

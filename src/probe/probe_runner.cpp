@@ -11,6 +11,7 @@
 
 #include "probe/hip_probe.h"
 #include "probe/probe_steps.h"
+#include "probe/python_probe.h"
 #include "probe/smi_probe.h"
 
 namespace rocm_doctor::probe {
@@ -33,7 +34,7 @@ std::optional<ProbeLevel> parse_probe_level(std::string_view text) {
 
 std::vector<std::string> probe_names(ProbeLevel level) {
   if (level == ProbeLevel::quick) return {};
-  return {"hip", "smi"};
+  return {"hip", "smi", "python"};
 }
 
 std::vector<std::string> probe_command(const std::string& executable, const std::string& name, ProbeLevel level) {
@@ -87,7 +88,17 @@ ProbeRunner::ProbeRunner(ProbeRunnerOptions options)
     child.extra_env = options_.extra_env;
     child.cancel = cancel_.get();
     auto argv = probe_command(options_.executable, name, options_.level);
-    const auto timeout = options_.timeout;
+    if (name == "python") {  // the interpreter itself is the child
+      if (options_.python.empty()) {
+        std::promise<nlohmann::json> none;
+        none.set_value({{"status", "ok"}, {"elapsed_ms", 0}, {"result", no_python_result(options_.python_error)}});
+        futures_.emplace(name, none.get_future().share());
+        continue;
+      }
+      argv = python_probe_argv(options_.python);
+      child.timeout = options_.python_timeout;
+    }
+    const auto timeout = child.timeout;
     auto cancel = cancel_;  // keeps the flag alive as long as the thread
     futures_.emplace(name, std::async(std::launch::async, [argv, child, timeout, cancel, name] {
                              spdlog::debug("probe {}: started", name);

@@ -26,7 +26,7 @@ inline constexpr std::string_view kProbeArgument = "__probe";
 enum class ProbeLevel { quick, standard, full };
 std::optional<ProbeLevel> parse_probe_level(std::string_view text);
 
-// The probes a level runs: quick none, standard {hip, smi}, full the same plus the HIP smoke test.
+// The probes a level runs: quick none, standard {hip, smi, python}, full the same plus the HIP smoke test.
 std::vector<std::string> probe_names(ProbeLevel level);
 // The argv of a probe child.
 std::vector<std::string> probe_command(const std::string& executable, const std::string& name, ProbeLevel level);
@@ -39,6 +39,11 @@ struct ProbeRunnerOptions {
   std::chrono::milliseconds timeout{10'000};
   std::string executable = "/proc/self/exe";
   std::vector<std::string> extra_env;  // for tests
+  // The python probe (src/probe/python_probe.h): the interpreter to run (empty:
+  // none found, `python_error` says why) and its own timeout (importing torch is slow).
+  std::string python;
+  std::string python_error;
+  std::chrono::milliseconds python_timeout{30'000};
 };
 
 class ProbeRunner {

@@ -1,0 +1,421 @@
+// `torch`: the PyTorch the user's Python imports (from the python probe): is
+// it a ROCm build, is this GPU in its arch list, does it see the GPU.
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "probe_support.h"
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/gpu_inventory.h"
+#include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/kb.h"
+#include "rocm_doctor/shell.h"
+#include "rocm_doctor/text.h"
+#include "torch_wheels.h"
+
+namespace rocm_doctor::embedded {
+std::string_view data_torch_wheels();
+}  // namespace rocm_doctor::embedded
+
+namespace rocm_doctor::torch_wheels {
+
+namespace {
+
+int version_key(std::string_view version) {
+  const auto text = major_minor_of(version);
+  const auto dot = text.find('.');
+  if (dot == std::string::npos) return 0;
+  return static_cast<int>(parse_uint(text.substr(0, dot)).value_or(0) * 100 + parse_uint(text.substr(dot + 1)).value_or(0));
+}
+
+}  // namespace
+
+std::vector<Wheel> table() {
+  static const std::vector<Wheel> wheels = [] {
+    const auto json = nlohmann::json::parse(embedded::data_torch_wheels());
+    const auto base = json.at("index_base").get<std::string>();
+    std::vector<Wheel> rows;
+    for (const auto& row : json.at("wheels")) {
+      for (const auto& index : row.at("indexes")) {
+        const auto name = index.get<std::string>();
+        rows.push_back({row.at("torch").get<std::string>(), name, name.substr(4), base + name});
+      }
+    }
+    return rows;
+  }();
+  return wheels;
+}
+
+WheelChoice choose_wheel(std::string_view rocm_release) {
+  const auto wheels = table();
+  WheelChoice choice;
+  if (rocm_release.empty()) {
+    choice.wheel = wheels.back();
+    choice.exact = false;
+    return choice;
+  }
+  const int wanted = version_key(rocm_release);
+  // Newest torch published for the same major.minor.
+  for (auto it = wheels.rbegin(); it != wheels.rend(); ++it) {
+    if (version_key(it->rocm) == wanted) {
+      choice.wheel = *it;
+      choice.exact = true;
+      return choice;
+    }
+  }
+  // Nearest release; on a tie the older one (a wheel's user space older than the driver is the safe side).
+  const Wheel* best = nullptr;
+  int best_distance = 0;
+  for (auto it = wheels.rbegin(); it != wheels.rend(); ++it) {
+    const int distance = std::abs(version_key(it->rocm) - wanted);
+    if (best == nullptr || distance < best_distance ||
+        (distance == best_distance && version_key(it->rocm) < version_key(best->rocm))) {
+      best = &*it;
+      best_distance = distance;
+    }
+  }
+  choice.wheel = *best;
+  choice.exact = false;
+  return choice;
+}
+
+}  // namespace rocm_doctor::torch_wheels
+
+namespace rocm_doctor {
+namespace {
+
+using nlohmann::json;
+constexpr std::string_view kCheckId = "torch";
+
+std::string text_of(const json& object, const char* key) {
+  if (!object.contains(key) || !object[key].is_string()) return {};
+  return object[key].get<std::string>();
+}
+
+Fix fix_of(std::string description, std::vector<std::string> commands) {
+  Fix fix;
+  fix.description = std::move(description);
+  fix.commands = std::move(commands);
+  fix.verify = verify_command(kCheckId);
+  return fix;
+}
+
+void add_python_evidence(const Host& host, const json& result, Finding& finding) {
+  const auto executable = text_of(result, "executable");
+  if (!executable.empty()) finding.with_evidence("python", executable + " " + text_of(result, "version"));
+  for (const char* name : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
+    if (auto value = host.env(name)) finding.with_evidence(std::string("env ") + name, *value);
+  }
+}
+
+// The exact commands that replace the installed torch by the ROCm wheel for this machine.
+Fix wheel_fix(const CheckContext& ctx, const std::string& python) {
+  const auto& install = ctx.fact<RocmInstallation>();
+  const auto release = install.active ? install.active->version : std::string();
+  const auto choice = torch_wheels::choose_wheel(release);
+  const auto& wheel = choice.wheel;
+  std::string description;
+  if (release.empty()) {
+    description = fmt::format("No ROCm release is installed; a ROCm wheel brings its own user-space libraries, so "
+                              "install the newest one (torch {}, ROCm {}); the host needs only the amdgpu driver.",
+                              wheel.torch, wheel.rocm);
+  } else if (choice.exact) {
+    description = fmt::format("Install the ROCm wheel matching the installed ROCm {} (torch {} from the {} index).",
+                              release, wheel.torch, wheel.index);
+  } else {
+    description = fmt::format("No PyTorch wheel exists for ROCm {}; the nearest is {} (torch {}). ROCm wheels bundle "
+                              "their own ROCm libraries, so this works with the installed amdgpu driver.",
+                              major_minor_of(release), wheel.index, wheel.torch);
+  }
+  const auto py = shell_quote(python.empty() ? std::string("python3") : python);
+  return fix_of(description, {py + " -m pip uninstall -y torch torchvision torchaudio",
+                              py + " -m pip install torch==" + wheel.torch + " --index-url " + wheel.url});
+}
+
+bool amd_gpu_expected(const CheckContext& ctx) {
+  return ctx.options().image_mode || !ctx.fact<GpuInventory>().pci_gpus().empty();
+}
+
+// Why the GPU is out of reach, from this machine's files: points at the checks that say more.
+std::vector<std::string> no_gpu_reasons(const CheckContext& ctx, Finding& finding) {
+  const auto& host = ctx.host();
+  const auto& inventory = ctx.fact<GpuInventory>();
+  std::vector<std::string> reasons;
+  if (inventory.pci_gpus().empty()) {
+    reasons.push_back("no AMD GPU on the PCI bus (see the gpu-arch check)");
+  } else if (!inventory.amdgpu_loaded) {
+    reasons.push_back("the amdgpu kernel module is not loaded (see the driver check)");
+    finding.with_evidence("/sys/module/amdgpu", "absent");
+  }
+  if (auto kfd = host.stat_node("/dev/kfd"); !kfd) {
+    reasons.push_back("/dev/kfd does not exist (no driver, or a container without --device /dev/kfd: see the driver and container checks)");
+    finding.with_evidence("/dev/kfd", "absent");
+  } else if (kfd->access && *kfd->access != "rw") {
+    reasons.push_back("this user may not open /dev/kfd read-write (see the access check)");
+    finding.with_evidence("/dev/kfd", "access " + *kfd->access);
+  }
+  for (const char* name : {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"}) {
+    if (auto value = host.env(name)) {
+      reasons.push_back(fmt::format("{}={} filters the GPUs (see the env check)", name, *value));
+      finding.with_evidence(std::string("env ") + name, *value);
+    }
+  }
+  return reasons;
+}
+
+// The gfx targets the wheel must contain: each GPU's (or its override's), or --target-gfx.
+std::vector<std::pair<std::string, std::string>> needed_targets(const CheckContext& ctx) {
+  std::vector<std::pair<std::string, std::string>> targets;  // target, what needs it
+  if (ctx.options().image_mode) {
+    for (const auto& gfx : ctx.options().target_gfx) targets.emplace_back(gfx, "--target-gfx");
+    return targets;
+  }
+  std::optional<std::string> global;
+  if (auto value = ctx.host().env("HSA_OVERRIDE_GFX_VERSION")) {
+    if (auto version = parse_override_value(trim(*value))) global = gfx_name(*version);
+  }
+  for (const auto* gpu : ctx.fact<GpuInventory>().kfd_gpus()) {
+    std::optional<std::string> target = global;
+    std::string why = "override of " + gpu->label();
+    if (gpu->node_id) {
+      if (auto value = ctx.host().env(fmt::format("HSA_OVERRIDE_GFX_VERSION_{}", *gpu->node_id))) {
+        if (auto version = parse_override_value(trim(*value))) target = gfx_name(*version);
+      }
+    }
+    if (!target) {
+      target = gpu->gfx;
+      why = gpu->label();
+    }
+    if (!target->empty()) targets.emplace_back(*target, why);
+  }
+  return targets;
+}
+
+std::string rocm_of_wheel(const json& torch) {
+  const auto version = text_of(torch, "version");
+  if (const auto at = version.find("+rocm"); at != std::string::npos) return version.substr(at + 5);
+  return major_minor_of(text_of(torch, "hip"));
+}
+
+class TorchCheck final : public Check {
+ public:
+  std::string_view id() const override { return kCheckId; }
+  std::string_view title() const override { return "PyTorch"; }
+  int order() const override { return 85; }
+  std::vector<std::string_view> finding_ids() const override {
+    return {"torch.no-python", "torch.not-installed", "torch.probe-failed", "torch.import-failed",
+            "torch.cuda-build", "torch.cpu-build", "torch.arch-missing", "torch.no-gpu",
+            "torch.rocm-mismatch", "torch.ok"};
+  }
+
+  CheckOutcome run(const CheckContext& ctx) const override {
+    const auto outcome = ctx.host().probe("python");
+    if (!outcome) return CheckOutcome::skipped("the python probe did not run (--level quick, or a snapshot without it)");
+    const auto status = outcome->value("status", std::string("unknown"));
+    if (status != "ok" || !outcome->contains("result") || !(*outcome)["result"].is_object()) {
+      return {{probe_failed(*outcome, status)}};
+    }
+    const auto& result = (*outcome)["result"];
+    const auto python = text_of(result, "executable");
+    if (python.empty()) {
+      auto finding = make_finding("torch.no-python", Severity::info, "No Python interpreter to check PyTorch with")
+                         .because("rocm-doctor checks the PyTorch of the python3 on PATH (or --python PATH); there "
+                                  "is none, so PyTorch was not checked.")
+                         .with_evidence("probe python", text_of(result, "error"));
+      return {{finding}};
+    }
+    if (!result.contains("torch") || !result["torch"].is_object()) {
+      auto finding = make_finding("torch.not-installed", Severity::info,
+                                  fmt::format("PyTorch is not installed for {}", python))
+                         .because("This interpreter cannot import torch. If PyTorch lives in a virtual environment "
+                                  "or conda environment, activate it (or pass --python PATH) and run again.");
+      add_python_evidence(ctx.host(), result, finding);
+      return {{finding}};
+    }
+    return judge(ctx, result, python);
+  }
+
+ private:
+  static Finding probe_failed(const json& outcome, const std::string& status) {
+    if (status == "crashed") {
+      auto finding = make_finding("torch.import-failed", Severity::error,
+                                  fmt::format("Python crashed ({}) while importing torch",
+                                              outcome.value("signal_name", std::string("exit code ") +
+                                                                               std::to_string(outcome.value("exit_code", 0)))))
+                         .because("Importing torch loads its GPU libraries; a crash there usually means mixed ROCm "
+                                  "libraries (LD_LIBRARY_PATH or LD_PRELOAD putting another release's libraries in "
+                                  "front of the wheel's own) or a broken install.");
+      probe_support::with_stderr(finding, outcome, "python");
+      finding.with_fix(fix_of("Run the import yourself to see the full error, without LD_LIBRARY_PATH overrides.",
+                              {"env -u LD_LIBRARY_PATH -u LD_PRELOAD python3 -c 'import torch; print(torch.__version__)'"}));
+      return finding;
+    }
+    auto finding = make_finding("torch.probe-failed", Severity::warning,
+                                status == "timeout"
+                                    ? fmt::format("Importing torch took longer than {} s", outcome.value("timeout_ms", 0) / 1000)
+                                    : "The python probe did not return a result (" + status + ")")
+                       .because("The PyTorch state is unknown. A cold import of a ROCm wheel reads several GB from "
+                                "disk; a hang usually sits in GPU initialisation.");
+    probe_support::with_stderr(finding, outcome, "python");
+    finding.with_fix(fix_of("Give the probe more time.", {"rocm-doctor --only torch --probe-timeout 30"}));
+    return finding;
+  }
+
+  static std::vector<Finding> judge(const CheckContext& ctx, const json& result, const std::string& python) {
+    const auto& torch = result["torch"];
+    std::vector<Finding> findings;
+    const auto error = text_of(torch, "error");
+    const auto version = text_of(torch, "version");
+    if (!error.empty() && version.empty()) {
+      auto finding = make_finding("torch.import-failed", Severity::error, "import torch fails: " + error)
+                         .because("torch is installed for this interpreter but cannot be imported, so every script "
+                                  "fails before touching the GPU.")
+                         .with_evidence("python: import torch", error);
+      add_python_evidence(ctx.host(), result, finding);
+      std::string hint = "Reinstall PyTorch in this environment.";
+      if (error.find("libamdhip64") != std::string::npos || error.find("undefined symbol") != std::string::npos ||
+          error.find(".so") != std::string::npos) {
+        hint = "A shared library is missing or from another release: unset LD_LIBRARY_PATH / LD_PRELOAD overrides, "
+               "then reinstall the wheel.";
+      } else if (error.find("No module named") != std::string::npos) {
+        hint = "A dependency is missing: reinstall torch with its dependencies.";
+      }
+      auto fix = wheel_fix(ctx, python);
+      fix.description = hint + " " + fix.description;
+      finding.with_fix(fix);
+      return {finding};
+    }
+    const auto hip = text_of(torch, "hip");
+    const auto cuda = text_of(torch, "cuda");
+    const bool amd = amd_gpu_expected(ctx);
+    if (hip.empty()) {
+      const bool is_cuda = !cuda.empty();
+      auto severity = amd ? Severity::error : (is_cuda ? Severity::info : Severity::warning);
+      auto finding =
+          make_finding(is_cuda ? "torch.cuda-build" : "torch.cpu-build", severity,
+                       is_cuda ? fmt::format("torch {} is an NVIDIA CUDA build (CUDA {}): it cannot use an AMD GPU", version, cuda)
+                               : fmt::format("torch {} is a CPU-only build: it cannot use any GPU", version))
+              .because(std::string(is_cuda ? "torch.version.cuda is set and torch.version.hip is None: "
+                                           : "torch.version.hip and torch.version.cuda are both None: ") +
+                       "plain `pip install torch` gets this build from PyPI. Only a wheel from a ROCm index "
+                       "(download.pytorch.org/whl/rocmX.Y, version ending in +rocmX.Y) drives AMD GPUs; "
+                       "torch.cuda.is_available() stays False until it is replaced." +
+                       (amd ? "" : " (No AMD GPU was found on this machine either.)"))
+              .with_evidence("torch.__version__", version)
+              .with_evidence("torch.version.hip", "None")
+              .with_evidence("torch.version.cuda", is_cuda ? cuda : "None");
+      add_python_evidence(ctx.host(), result, finding);
+      finding.with_fix(wheel_fix(ctx, python));
+      return {finding};
+    }
+    // A ROCm build.
+    std::vector<std::string> arch_list;
+    if (torch.contains("arch_list") && torch["arch_list"].is_array()) {
+      for (const auto& arch : torch["arch_list"]) {
+        if (arch.is_string()) arch_list.push_back(arch.get<std::string>());
+      }
+    }
+    const auto in_list = [&](const std::string& gfx) {
+      return std::any_of(arch_list.begin(), arch_list.end(),
+                         [&](const std::string& arch) { return arch.substr(0, arch.find(':')) == gfx; });
+    };
+    const auto targets = needed_targets(ctx);
+    if (!arch_list.empty()) {
+      std::vector<std::string> missing;
+      int covered = 0;
+      for (const auto& [gfx, why] : targets) {
+        if (in_list(gfx)) ++covered;
+        else missing.push_back(gfx + " (" + why + ")");
+      }
+      if (!missing.empty()) {
+        auto finding = make_finding("torch.arch-missing", covered > 0 ? Severity::warning : Severity::error,
+                                    fmt::format("torch {} has no kernels for {}", version, join(missing, ", ")))
+                           .because("A ROCm wheel carries GPU code only for the gfx targets in "
+                                    "torch.cuda.get_arch_list(); on any other target the first kernel fails with "
+                                    "hipErrorNoBinaryForGpu or 'invalid device function'.")
+                           .with_evidence("torch.cuda.get_arch_list()", join(arch_list, " "));
+        add_python_evidence(ctx.host(), result, finding);
+        std::vector<std::string> commands;
+        std::string description = "Install a build that includes this target (a newer wheel, or AMD's own wheels "
+                                  "from repo.radeon.com/rocm/manylinux).";
+        for (const auto& [gfx, why] : targets) {
+          if (in_list(gfx)) continue;
+          const auto* target = kb::knowledge_base().target(gfx);
+          if (target && target->workaround && in_list(target->workaround->runs_as) &&
+              !target->workaround->known_unreliable()) {
+            commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + target->workaround->override_value);
+            description = fmt::format("{} can run {} code with HSA_OVERRIDE_GFX_VERSION={} (unofficial), or ", gfx,
+                                      target->workaround->runs_as, target->workaround->override_value) +
+                          description;
+            break;
+          }
+        }
+        finding.with_fix(fix_of(description, commands));
+        findings.push_back(std::move(finding));
+      }
+    }
+    const bool available = torch.value("gpu_available", false) && torch.value("device_count", 0) > 0;
+    if (!available && !ctx.options().image_mode) {
+      auto finding = make_finding("torch.no-gpu", Severity::error,
+                                  fmt::format("torch {} is a ROCm build but sees no GPU", version))
+                         .because("torch.cuda.is_available() is False.");
+      auto reasons = no_gpu_reasons(ctx, finding);
+      if (reasons.empty()) {
+        reasons.push_back("the driver and device files look fine: see the hip check, whose probe asks the HIP runtime directly");
+      }
+      finding.because(fmt::format("torch.cuda.is_available() is False, so models run on the CPU. Why, from this "
+                                  "machine: {}.",
+                                  join(reasons, "; ")));
+      add_python_evidence(ctx.host(), result, finding);
+      finding.with_fix(fix_of("Fix the findings named above, then run this check again.", {}));
+      findings.push_back(std::move(finding));
+    }
+    const auto& install = ctx.fact<RocmInstallation>();
+    const auto wheel_rocm = rocm_of_wheel(torch);
+    if (install.active && !install.active->version.empty() && !wheel_rocm.empty() &&
+        major_minor_of(wheel_rocm) != major_minor_of(install.active->version)) {
+      auto finding =
+          make_finding("torch.rocm-mismatch", Severity::warning,
+                       fmt::format("torch {} was built for ROCm {} but ROCm {} is installed", version, wheel_rocm,
+                                   install.active->version))
+              .because("This is usually fine for PyTorch itself: ROCm wheels bundle their own ROCm user-space "
+                       "libraries in torch/lib, so /opt/rocm does not matter to them; what matters is the amdgpu "
+                       "driver and that the GPU is in the wheel's arch list. It matters when something links against "
+                       "both: extensions built from source against /opt/rocm (flash-attention, bitsandbytes, "
+                       "custom ops) then load a second ROCm into the same process, which crashes or fails with "
+                       "undefined symbols.")
+              .with_evidence("torch.version.hip", hip)
+              .with_evidence(install.active->evidence.empty() ? install.active->prefix : install.active->evidence,
+                             install.active->version);
+      add_python_evidence(ctx.host(), result, finding);
+      auto fix = wheel_fix(ctx, python);
+      fix.description = "Nothing to change for PyTorch alone. Before building extensions against /opt/rocm, make "
+                        "the two agree: install ROCm " + wheel_rocm + " system-wide, or use this wheel. " + fix.description;
+      finding.with_fix(fix);
+      findings.push_back(std::move(finding));
+    }
+    if (std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity >= Severity::warning; })) {
+      std::vector<std::string> devices;
+      if (torch.contains("devices") && torch["devices"].is_array()) {
+        for (const auto& device : torch["devices"]) {
+          if (device.is_string()) devices.push_back(device.get<std::string>());
+        }
+      }
+      auto finding = make_finding("torch.ok", Severity::ok,
+                                  fmt::format("torch {} (ROCm build, HIP {}) sees {} GPU(s){}", version, hip,
+                                              torch.value("device_count", 0),
+                                              devices.empty() ? std::string() : ": " + join(devices, ", ")))
+                         .because("A ROCm wheel whose arch list covers this machine's GPUs.");
+      if (!arch_list.empty()) finding.with_evidence("torch.cuda.get_arch_list()", join(arch_list, " "));
+      add_python_evidence(ctx.host(), result, finding);
+      findings.push_back(std::move(finding));
+    }
+    return findings;
+  }
+};
+
+}  // namespace
+}  // namespace rocm_doctor
+
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::TorchCheck)
