@@ -1,8 +1,8 @@
 # fish completion for rocm-doctor
 complete -c rocm-doctor -f
-complete -c rocm-doctor -n __fish_use_subcommand -a 'check capture explain'
+complete -c rocm-doctor -n __fish_use_subcommand -a 'check capture explain diff fleet'
 complete -c rocm-doctor -l replay -r -F -d 'Diagnose a snapshot folder'
-complete -c rocm-doctor -l format -x -a 'text json' -d 'Report format'
+complete -c rocm-doctor -l format -x -a 'text json markdown junit prometheus npd html' -d 'Report format'
 complete -c rocm-doctor -l json -d 'Same as --format json'
 complete -c rocm-doctor -s o -l output -r -F -d 'Write the report to a file'
 complete -c rocm-doctor -l only -x -a '(rocm-doctor --list-checks 2>/dev/null | cut -d" " -f1)' -d 'Run only these checks'
@@ -13,4 +13,7 @@ complete -c rocm-doctor -l no-color -d 'Never colour the report'
 complete -c rocm-doctor -s v -l verbose -d 'Log to stderr'
 complete -c rocm-doctor -l image -d 'Checking a container image: no GPU expected'
 complete -c rocm-doctor -l target-gfx -x -d 'gfx targets of the image'
+complete -c rocm-doctor -l fix-script -r -F -d 'Write every fix as a shell script'
+complete -c rocm-doctor -l redact -d 'Replace names, addresses and serials by placeholders'
+complete -c rocm-doctor -l archive -r -F -d 'capture: write one FILE.tar.gz'
 complete -c rocm-doctor -l version -d 'Print the version'

@@ -7,7 +7,9 @@
 #include "cli/cli.h"
 #include "host/live_host.h"
 #include "host/recording_host.h"
+#include "bundle/snapshot_archive.h"
 #include "probe/probe_runner.h"
+#include "report/redact.h"
 #include "version.h"
 
 namespace rocm_doctor {
@@ -26,8 +28,12 @@ tl::expected<void, std::string> ensure_free(const fs::path& directory) {
 }  // namespace
 
 int capture_command(const std::string& directory, const RunCommandOptions& options) {
-  const fs::path target(directory);
-  if (auto free = ensure_free(target); !free) return usage_error(free.error());
+  // With --archive the snapshot is recorded beside the archive, packed, and removed.
+  const bool to_archive = !options.archive.empty();
+  const fs::path target(to_archive ? options.archive : directory);
+  if (!to_archive) {
+    if (auto free = ensure_free(target); !free) return usage_error(free.error());
+  }
   auto checks = select_checks(options.selection);
   if (!checks) return usage_error(checks.error());
 
@@ -51,6 +57,24 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
     for (const auto& [name, outcome] : probes->all()) recorder.record_probe(name, outcome);
   }
   auto finished = recorder.finish(report.generated_at, std::string("rocm-doctor ") + kVersion);
+  // Redaction learns the values from the live host, so nothing it reads is recorded.
+  if (finished && options.redact) {
+    auto redactor = Redactor::from_host(live);
+    finished = redact_snapshot_folder(temp, redactor);
+  }
+  if (finished && to_archive) {
+    finished = write_snapshot_archive(temp, target);
+    fs::remove_all(temp, error);
+    if (!finished) {
+      fmt::print(stderr, "rocm-doctor: capture failed: {}\n", finished.error());
+      return static_cast<int>(ExitCode::internal);
+    }
+    const auto counts = count_findings(report);
+    fmt::print("Snapshot archive of this machine written to {} ({} errors, {} warnings).\n", target.string(),
+               counts.error, counts.warning);
+    fmt::print("Replay it with: rocm-doctor --replay {}\n", target.string());
+    return 0;
+  }
   if (finished) {
     fs::remove(target, error);  // only an empty folder can be here (checked above)
     fs::rename(temp, target, error);

@@ -15,7 +15,10 @@ struct RunCommandOptions {
   std::string replay;  // snapshot folder; empty: the live machine
   std::string format = "text";
   bool json = false;
-  std::string output;
+  std::vector<std::string> outputs;  // FILE or FORMAT=FILE, repeatable (issue 8)
+  std::string fix_script;            // --fix-script FILE
+  bool redact = false;               // --redact
+  std::string archive;               // capture --archive FILE.tar.gz
   Selection selection;
   bool list_checks = false;
   std::string fail_on = "error";
@@ -32,6 +35,8 @@ int cli_main(int argc, char** argv);
 
 int run_command(const RunCommandOptions& options);
 int capture_command(const std::string& directory, const RunCommandOptions& options);
+int diff_command(const std::string& before, const std::string& after, const std::string& format);
+int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output);
 int explain_command(const std::string& id);
 int list_checks_command();
 

@@ -7,6 +7,8 @@
 
 #include "cli/cli.h"
 #include "probe/probe_runner.h"
+#include "render/formats.h"
+#include "rocm_doctor/text.h"
 #include "version.h"
 
 namespace rocm_doctor {
@@ -27,9 +29,16 @@ std::string version_text() {
 
 void add_run_options(CLI::App& app, RunCommandOptions& options) {
   app.add_option("--replay", options.replay, "Diagnose a captured snapshot folder instead of this machine");
-  app.add_option("--format", options.format, "Report format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--format", options.format, "Report format: " + join(format_names(), ", "))
+      ->check(CLI::IsMember(format_names()));
   app.add_flag("--json", options.json, "Same as --format json");
-  app.add_option("-o,--output", options.output, "Write the report to FILE (atomically) instead of stdout");
+  app.add_option("-o,--output", options.outputs,
+                 "Write the report to FILE (atomically) instead of stdout; FORMAT=FILE picks the format "
+                 "(repeat for several)");
+  app.add_option("--fix-script", options.fix_script,
+                 "Also write every fix as one reviewable shell script to FILE (never run by the doctor)");
+  app.add_flag("--redact", options.redact,
+               "Replace host and user names, home folders, addresses and GPU serials by placeholders");
   app.add_option("--only", options.selection.only, "Run only these checks (comma-separated ids)")->delimiter(',');
   app.add_option("--skip", options.selection.skip, "Skip these checks (comma-separated ids)")->delimiter(',');
   app.add_flag("--list-checks", options.list_checks, "List the available checks and exit");
@@ -77,8 +86,22 @@ int cli_main(int argc, char** argv) {
   check->fallthrough();
   std::string capture_dir;
   auto* capture = app.add_subcommand("capture", "Save a replayable snapshot of this machine to DIR");
-  capture->add_option("DIR", capture_dir, "Folder to create (must not exist, or be empty)")->required();
+  capture->add_option("DIR", capture_dir, "Folder to create (must not exist, or be empty)");
+  capture->add_option("--archive", options.archive, "Write the snapshot as one FILE.tar.gz instead of a folder");
   capture->fallthrough();
+  std::vector<std::string> diff_reports;
+  std::string report_format = "text";
+  auto* diff = app.add_subcommand("diff", "What changed between two JSON reports (A before, B after)");
+  diff->add_option("A B", diff_reports, "Two reports written with --format json")->required()->expected(2);
+  diff->add_option("--format", report_format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  std::vector<std::string> fleet_inputs;
+  std::string fleet_output;
+  auto* fleet = app.add_subcommand("fleet", "Summarize JSON reports of many nodes (files or folders)");
+  fleet->add_option("REPORTS", fleet_inputs, "Report files, or folders of *.json reports")->required();
+  fleet->add_option("--format", report_format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  fleet->add_option("-o,--output", fleet_output, "Write the summary to FILE (atomically)");
   std::string explain_id;
   auto* explain = app.add_subcommand("explain", "Explain a finding id or a check id");
   explain->add_option("ID", explain_id, "e.g. access.relogin-required")->required();
@@ -94,7 +117,12 @@ int cli_main(int argc, char** argv) {
 
   if (*explain) return explain_command(explain_id);
   if (options.list_checks) return list_checks_command();
-  if (*capture) return capture_command(capture_dir, options);
+  if (*diff) return diff_command(diff_reports[0], diff_reports[1], report_format);
+  if (*fleet) return fleet_command(fleet_inputs, report_format, fleet_output);
+  if (*capture) {
+    if (capture_dir.empty() == options.archive.empty()) return usage_error("capture needs DIR or --archive FILE.tar.gz (one of them)");
+    return capture_command(capture_dir, options);
+  }
   return run_command(options);
 }
 

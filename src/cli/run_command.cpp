@@ -8,38 +8,11 @@
 #include "host/live_host.h"
 #include "host/snapshot_host.h"
 #include "probe/probe_runner.h"
-#include "util/atomic_file.h"
+#include "bundle/snapshot_archive.h"
+#include "cli/report_outputs.h"
+#include "report/redact.h"
 
 namespace rocm_doctor {
-
-namespace {
-
-Color choose_color(const RunCommandOptions& options) {
-  const bool to_terminal = options.output.empty() && ::isatty(STDOUT_FILENO) == 1;
-  const char* no_color = std::getenv("NO_COLOR");
-  const bool disabled = options.no_color || (no_color != nullptr && *no_color != '\0');
-  return to_terminal && !disabled ? Color::on : Color::off;
-}
-
-std::string render(const Report& report, const RunCommandOptions& options) {
-  if (options.format == "json") return render_json(report);
-  return render_text(report, choose_color(options), options.verbose ? Verbosity::verbose : Verbosity::normal);
-}
-
-int emit(const std::string& content, const std::string& output) {
-  if (output.empty()) {
-    std::fwrite(content.data(), 1, content.size(), stdout);
-    std::fflush(stdout);
-    return 0;
-  }
-  if (auto written = write_file_atomically(output, content); !written) {
-    fmt::print(stderr, "rocm-doctor: cannot write the report: {}\n", written.error());
-    return static_cast<int>(ExitCode::internal);
-  }
-  return 0;
-}
-
-}  // namespace
 
 int list_checks_command() {
   for (const Check* check : registered_checks()) fmt::print("{:<16} {}\n", check->id(), check->title());
@@ -49,12 +22,17 @@ int list_checks_command() {
 int run_command(const RunCommandOptions& options) {
   auto checks = select_checks(options.selection);
   if (!checks) return usage_error(checks.error());
-  const auto fail_on = parse_severity(options.fail_on).value_or(Severity::error);
+  const auto targets = output_targets(options);
+  if (!targets) return usage_error(targets.error());
 
   std::unique_ptr<probe::ProbeRunner> probes;  // outlives the host that asks it
   std::unique_ptr<Host> host;
+  std::optional<ReplayFolder> replay;  // an archive is unpacked for the run
   if (!options.replay.empty()) {
-    auto snapshot = SnapshotHost::open(options.replay);
+    auto folder = open_replay_folder(options.replay);
+    if (!folder) return usage_error("cannot replay: " + folder.error());
+    replay.emplace(std::move(*folder));
+    auto snapshot = SnapshotHost::open(replay->path().string());
     if (!snapshot) return usage_error("cannot replay: " + snapshot.error());
     host = std::move(*snapshot);
   } else {
@@ -62,9 +40,10 @@ int run_command(const RunCommandOptions& options) {
     host = std::make_unique<LiveHost>(probe_lookup(probes.get()));
   }
   spdlog::debug("running {} checks on the {} host", checks->size(), host->source());
-  const Report report = run_checks(*host, options.run, *checks);
-  if (const int rc = emit(render(report, options), options.output); rc != 0) return rc;
-  return static_cast<int>(exit_code_for(report, fail_on));
+  Report report = run_checks(*host, options.run, *checks);
+  if (options.redact) Redactor::from_host(*host).apply(report);
+  if (const int rc = write_outputs(report, *targets, options); rc != 0) return rc;
+  return run_exit_code(report, options);
 }
 
 }  // namespace rocm_doctor

@@ -1,0 +1,73 @@
+// Every output format of a report, by name: `--format NAME` and `--output NAME=FILE`.
+// text and json live in render.h; the consumer formats (issue 8) are declared here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "render/render.h"
+
+namespace rocm_doctor {
+
+enum class Format { text, json, markdown, junit, prometheus, npd, html };
+
+// Names in the order `--help` and the completions list them.
+const std::vector<std::string>& format_names();
+std::optional<Format> parse_format(std::string_view name);
+std::string_view to_string(Format format);
+
+struct RenderOptions {
+  Color color = Color::off;
+  Verbosity verbosity = Verbosity::normal;
+  Severity fail_on = Severity::error;  // junit failures, npd's NonOK
+};
+
+std::string render_report(const Report& report, Format format, const RenderOptions& options);
+
+// A GitHub/GitLab issue comment: summary, GPU table, findings with fixes in <details>.
+std::string render_markdown(const Report& report, const RenderOptions& options);
+// JUnit XML: one <testcase> per check (GitLab, Jenkins, GitHub test reporters).
+std::string render_junit(const Report& report, Severity fail_on);
+// node_exporter textfile-collector format (Prometheus text exposition 0.0.4).
+std::string render_prometheus(const Report& report);
+// node-problem-detector custom plugin: one line on stdout, at most kNpdMaxOutput bytes.
+inline constexpr std::size_t kNpdMaxOutput = 80;  // NPD's default max_output_length
+std::string render_npd(const Report& report, Severity fail_on);
+// The plugin's exit code: 0 OK, 1 NonOK (a finding at or above fail_on), 2 Unknown.
+int npd_exit_code(const Report& report, Severity fail_on);
+// One self-contained HTML page: no external resource of any kind.
+std::string render_html(const Report& report);
+
+// A reviewable POSIX sh script with every fix of the report's warnings and errors.
+std::string render_fix_script(const Report& report);
+
+// Helpers shared by the formats (render/format_support.cpp).
+namespace render_support {
+
+// One row of the report's `gpus` section, with unknowns as empty strings.
+struct GpuRow {
+  std::string index;  // "0", or "" when ROCm does not see it
+  std::string pci_address;
+  std::string name;
+  std::string gfx;
+  std::string family;
+  std::string vram;  // "192 GiB", or ""
+  std::string numa_node;
+  std::string hive;  // XGMI hive id, or ""
+  std::string render_node;
+  std::string driver;
+  bool integrated = false;
+};
+std::vector<GpuRow> gpu_rows(const Report& report);
+
+std::string xml_escape(std::string_view text);  // also for HTML text and attributes
+// Finding severity counts as "worst" words: "2 errors, 1 warning".
+std::string summary_line(const Report& report);
+// RFC 3339 "2026-11-30T07:00:00Z" -> seconds since the epoch.
+std::optional<long long> parse_rfc3339(std::string_view text);
+
+}  // namespace render_support
+
+}  // namespace rocm_doctor

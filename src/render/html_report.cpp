@@ -1,0 +1,205 @@
+// The report as one self-contained HTML page: inline CSS, inline JS (copy
+// buttons), the GPU topology as inline SVG. Nothing is fetched from anywhere,
+// and a Content-Security-Policy forbids it.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "render/formats.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+using render_support::GpuRow;
+using render_support::xml_escape;
+
+constexpr std::string_view kStyle = R"(
+body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
+h1{font-size:1.5em;margin-bottom:.2em}.meta{color:#555}
+.summary{font-size:1.1em;padding:.6em 1em;border-radius:6px;background:#eef6ee}
+.summary.warning{background:#fff6e0}.summary.error{background:#fdecec}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
+.finding{border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;margin:1em 0;padding:.4em 1em}
+.finding.error{border-left-color:#c62828}.finding.warning{border-left-color:#ef8f00}.finding.info{border-left-color:#1976d2}
+.id{font-family:monospace;color:#555}.cmd{position:relative;background:#f4f4f4;border-radius:4px;padding:.5em 5em .5em .8em}
+.cmd pre{margin:0;white-space:pre-wrap;word-break:break-all}
+.cmd button{position:absolute;top:.4em;right:.4em}
+svg text{font:12px sans-serif}
+)";
+
+constexpr std::string_view kScript = R"(
+document.querySelectorAll('button[data-copy]').forEach(function (button) {
+  button.addEventListener('click', function () {
+    var text = document.getElementById(button.getAttribute('data-copy')).textContent;
+    var done = function () { button.textContent = 'Copied'; setTimeout(function () { button.textContent = 'Copy'; }, 1500); };
+    if (navigator.clipboard && window.isSecureContext) { navigator.clipboard.writeText(text).then(done); return; }
+    var area = document.createElement('textarea');
+    area.value = text; document.body.appendChild(area); area.select();
+    document.execCommand('copy'); document.body.removeChild(area); done();
+  });
+});
+)";
+
+std::string severity_class(Severity severity) { return std::string(to_string(severity)); }
+
+class Page {
+ public:
+  void add(std::string_view text) { out_ += text; }
+  // A command block with a copy button.
+  void commands(const std::vector<std::string>& lines_of_code) {
+    const std::string id = fmt::format("cmd-{}", ++blocks_);
+    out_ += fmt::format("<div class=\"cmd\"><pre id=\"{}\">{}</pre><button type=\"button\" data-copy=\"{}\">Copy</button></div>\n",
+                        id, xml_escape(join(lines_of_code, "\n")), id);
+  }
+  [[nodiscard]] std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+  int blocks_ = 0;
+};
+
+// NUMA nodes as boxes, each GPU below its node with its PCIe link, and one bar
+// per XGMI hive joining its members.
+std::string topology_svg(const std::vector<GpuRow>& rows) {
+  constexpr int kGpuWidth = 130;
+  constexpr int kGap = 14;
+  constexpr int kGpuTop = 100;
+  constexpr int kGpuHeight = 56;
+  std::map<std::string, std::vector<std::size_t>> by_numa;  // "" = unknown
+  for (std::size_t i = 0; i < rows.size(); ++i) by_numa[rows[i].numa_node].push_back(i);
+  std::map<std::string, std::vector<int>> hives;  // hive id -> GPU centre x
+  std::string body;
+  int x = kGap;
+  for (const auto& [numa, members] : by_numa) {
+    const int width = static_cast<int>(members.size()) * (kGpuWidth + kGap) - kGap;
+    body += fmt::format("<rect x=\"{}\" y=\"10\" width=\"{}\" height=\"40\" rx=\"6\" fill=\"#e3ecf7\" stroke=\"#5b7fa6\"/>"
+                        "<text x=\"{}\" y=\"35\" text-anchor=\"middle\">{}</text>\n",
+                        x, width, x + width / 2,
+                        numa.empty() ? std::string("NUMA node unknown (CPU)") : "NUMA node " + xml_escape(numa) + " (CPU)");
+    for (const auto index : members) {
+      const auto& gpu = rows[index];
+      const int centre = x + kGpuWidth / 2;
+      body += fmt::format("<line x1=\"{0}\" y1=\"50\" x2=\"{0}\" y2=\"{1}\" stroke=\"#5b7fa6\" stroke-width=\"2\"/>"
+                          "<text x=\"{2}\" y=\"78\">PCIe</text>\n",
+                          centre, kGpuTop, centre + 4);
+      body += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{}\" stroke=\"#a33\"/>\n", x,
+                          kGpuTop, kGpuWidth, kGpuHeight, gpu.index.empty() ? "#eee" : "#fbe9e7");
+      body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">GPU {} {}</text>\n", centre, kGpuTop + 18,
+                          gpu.index.empty() ? "-" : xml_escape(gpu.index), xml_escape(gpu.gfx));
+      body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", centre, kGpuTop + 34,
+                          xml_escape(gpu.pci_address));
+      body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", centre, kGpuTop + 50,
+                          xml_escape(gpu.vram));
+      if (!gpu.hive.empty()) hives[gpu.hive].push_back(centre);
+      x += kGpuWidth + kGap;
+    }
+    x += kGap * 2;
+  }
+  int y = kGpuTop + kGpuHeight + 30;
+  for (const auto& [hive, centres] : hives) {
+    for (const int centre : centres) {
+      body += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#2e7d32\" stroke-width=\"3\"/>\n",
+                          centre, kGpuTop + kGpuHeight, y);
+    }
+    body += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#2e7d32\" stroke-width=\"3\"/>"
+                        "<text x=\"{}\" y=\"{}\">XGMI hive {} ({} GPUs, all-to-all)</text>\n",
+                        centres.front(), y, centres.back(), y, centres.front(), y + 16, xml_escape(hive),
+                        centres.size());
+    y += 34;
+  }
+  const int width = std::max(x, 300);
+  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"GPU topology\" "
+                     "viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" style=\"max-width:100%;height:auto\">\n{2}</svg>\n",
+                     width, y + 4, body);
+}
+
+void render_gpus(Page& page, const std::vector<GpuRow>& rows) {
+  if (rows.empty()) return;
+  page.add("<h2>GPUs</h2>\n<table><tr><th>#</th><th>PCI address</th><th>Name</th><th>gfx</th><th>VRAM</th>"
+           "<th>NUMA</th><th>XGMI hive</th><th>Render node</th><th>Driver</th></tr>\n");
+  for (const auto& row : rows) {
+    page.add("<tr>");
+    for (const auto* cell : {&row.index, &row.pci_address, &row.name, &row.gfx, &row.vram, &row.numa_node, &row.hive,
+                             &row.render_node, &row.driver}) {
+      page.add("<td>" + (cell->empty() ? std::string("–") : xml_escape(*cell)) + "</td>");
+    }
+    page.add("</tr>\n");
+  }
+  page.add("</table>\n<h2>Topology</h2>\n" + topology_svg(rows));
+}
+
+void render_finding(Page& page, const Finding& finding) {
+  page.add(fmt::format("<div class=\"finding {}\"><h3>{} <span class=\"id\">{}</span></h3>\n",
+                       severity_class(finding.severity), xml_escape(finding.summary), xml_escape(finding.id)));
+  if (!finding.detail.empty()) page.add("<p>" + xml_escape(finding.detail) + "</p>\n");
+  if (!finding.evidence.empty()) {
+    page.add("<ul class=\"evidence\">");
+    for (const auto& evidence : finding.evidence) {
+      page.add("<li><code>" + xml_escape(evidence.source) + "</code>: <code>" + xml_escape(evidence.value) +
+               "</code></li>");
+    }
+    page.add("</ul>\n");
+  }
+  for (const auto& fix : finding.fixes) {
+    std::vector<std::string> notes;
+    if (fix.needs_root) notes.emplace_back("needs root");
+    if (fix.needs_reboot) notes.emplace_back("then reboot");
+    if (fix.needs_relogin) notes.emplace_back("then log out and back in");
+    page.add("<p><b>Fix:</b> " + xml_escape(fix.description) +
+             (notes.empty() ? "" : " <i>(" + xml_escape(join(notes, "; ")) + ")</i>") + "</p>\n");
+    if (!fix.commands.empty()) page.commands(fix.commands);
+    if (!fix.verify.empty()) page.add("<p>Verify: <code>" + xml_escape(fix.verify) + "</code></p>\n");
+  }
+  page.add("</div>\n");
+}
+
+}  // namespace
+
+std::string render_html(const Report& report) {
+  Page page;
+  const auto worst = worst_severity(report);
+  const std::string title = "rocm-doctor report" + (report.host.hostname.empty() ? "" : ": " + report.host.hostname);
+  page.add("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+           "script-src 'unsafe-inline'\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+  page.add("<title>" + xml_escape(title) + "</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n");
+  page.add("<h1>" + xml_escape(title) + "</h1>\n<p class=\"meta\">");
+  std::vector<std::string> facts;
+  if (!report.host.os.empty()) facts.push_back(xml_escape(report.host.os));
+  if (!report.host.kernel.empty()) facts.push_back("kernel " + xml_escape(report.host.kernel));
+  if (!report.host.container.empty()) facts.push_back("container " + xml_escape(report.host.container));
+  facts.push_back("rocm-doctor " + xml_escape(report.tool_version) + ", " + xml_escape(report.source) + ", " +
+                  xml_escape(report.generated_at));
+  page.add(join(facts, " · ") + "</p>\n");
+  page.add(fmt::format("<p class=\"summary {}\" id=\"summary\">{}</p>\n", severity_class(worst),
+                       xml_escape(render_support::summary_line(report))));
+  render_gpus(page, render_support::gpu_rows(report));
+
+  page.add("<h2>Findings</h2>\n");
+  bool any = false;
+  for (const auto severity : {Severity::error, Severity::warning, Severity::info}) {
+    for (const auto& check : report.checks) {
+      for (const auto& finding : check.findings) {
+        if (finding.severity != severity) continue;
+        render_finding(page, finding);
+        any = true;
+      }
+    }
+  }
+  if (!any) page.add("<p>No problems found.</p>\n");
+
+  page.add("<h2>Checks</h2>\n<table><tr><th>Check</th><th>Status</th><th>Time</th></tr>\n");
+  for (const auto& check : report.checks) {
+    std::string status(to_string(check.status));
+    if (check.status == CheckStatus::skipped) status += ": " + check.skipped_reason;
+    if (check.status == CheckStatus::internal_error) status += ": " + check.internal_error;
+    page.add(fmt::format("<tr><td>{} <span class=\"id\">{}</span></td><td>{}</td><td>{:.1f} ms</td></tr>\n",
+                         xml_escape(check.title), xml_escape(check.id), xml_escape(status), check.duration_ms));
+  }
+  page.add("</table>\n<script>" + std::string(kScript) + "</script>\n</body>\n</html>\n");
+  return page.take();
+}
+
+}  // namespace rocm_doctor

@@ -1,0 +1,175 @@
+// The report as a GitHub/GitLab issue comment (CommonMark + the HTML both allow).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "render/formats.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+using render_support::xml_escape;
+
+std::string one_line(std::string_view text) {
+  std::string out(text);
+  std::replace_if(out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  return out;
+}
+
+// Inline text: every character CommonMark could read as markup is escaped.
+std::string escape(std::string_view text) {
+  std::string out;
+  for (const char c : one_line(text)) {
+    if (std::string_view("\\`*_[]<>|~#&!").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::size_t longest_run(std::string_view text, char c) {
+  std::size_t longest = 0;
+  std::size_t run = 0;
+  for (const char ch : text) {
+    run = ch == c ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+// A code span that holds any text, backticks included.
+std::string code_span(std::string_view text) {
+  const std::string content = one_line(text);
+  const std::string fence(longest_run(content, '`') + 1, '`');
+  const bool pad = !content.empty() && (content.front() == '`' || content.back() == '`');
+  return fence + (pad ? " " : "") + content + (pad ? " " : "") + fence;
+}
+
+std::string code_block(const std::vector<std::string>& lines_of_code) {
+  std::size_t longest = 2;
+  for (const auto& line : lines_of_code) longest = std::max(longest, longest_run(line, '`'));
+  const std::string fence(longest + 1, '`');
+  std::string out = fence + "sh\n";
+  for (const auto& line : lines_of_code) out += line + "\n";
+  return out + fence + "\n";
+}
+
+std::string_view icon(Severity severity) {
+  switch (severity) {
+    case Severity::error: return "❌";
+    case Severity::warning: return "⚠️";
+    case Severity::info: return "ℹ️";
+    case Severity::ok: return "✅";
+  }
+  return "";
+}
+
+std::string check_status_text(const CheckResult& check) {
+  switch (check.status) {
+    case CheckStatus::ok: return "✅ ok";
+    case CheckStatus::info: return "✅ ok (info)";
+    case CheckStatus::warning: return "⚠️ warning";
+    case CheckStatus::error: return "❌ error";
+    case CheckStatus::skipped: return "➖ skipped: " + escape(check.skipped_reason);
+    case CheckStatus::internal_error: return "💥 internal error: " + escape(check.internal_error);
+  }
+  return "";
+}
+
+void render_fix(std::string& out, const Fix& fix) {
+  std::vector<std::string> notes;
+  if (fix.needs_root) notes.emplace_back("needs root");
+  if (fix.needs_reboot) notes.emplace_back("then reboot");
+  if (fix.needs_relogin) notes.emplace_back("then log out and back in");
+  out += "**Fix:** " + escape(fix.description);
+  if (!notes.empty()) out += " (" + join(notes, "; ") + ")";
+  out += "\n\n";
+  if (!fix.commands.empty()) out += code_block(fix.commands) + "\n";
+  if (!fix.verify.empty()) out += "Verify with " + code_span(fix.verify) + "\n\n";
+}
+
+void render_finding(std::string& out, const Finding& finding, bool open) {
+  out += open ? "<details open>\n" : "<details>\n";
+  out += fmt::format("<summary>{} <code>{}</code> {}</summary>\n\n", icon(finding.severity), xml_escape(finding.id),
+                     xml_escape(one_line(finding.summary)));
+  if (!finding.detail.empty()) out += escape(finding.detail) + "\n\n";
+  if (!finding.evidence.empty()) {
+    out += "Evidence:\n\n";
+    for (const auto& evidence : finding.evidence) {
+      out += "- " + code_span(evidence.source);
+      if (!evidence.value.empty()) out += ": " + code_span(evidence.value);
+      out += "\n";
+    }
+    out += "\n";
+  }
+  for (const auto& fix : finding.fixes) render_fix(out, fix);
+  out += "</details>\n\n";
+}
+
+void render_gpus(std::string& out, const Report& report) {
+  const auto rows = render_support::gpu_rows(report);
+  if (rows.empty()) return;
+  out += "### GPUs\n\n| # | PCI address | Name | gfx | VRAM | NUMA | XGMI hive | Driver |\n";
+  out += "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& row : rows) {
+    const auto cell = [](const std::string& text) { return text.empty() ? std::string("–") : escape(text); };
+    out += fmt::format("| {} | {} | {}{} | {} | {} | {} | {} | {} |\n", row.index.empty() ? "–" : row.index,
+                       cell(row.pci_address), cell(row.name), row.integrated ? " (integrated)" : "", cell(row.gfx),
+                       cell(row.vram), cell(row.numa_node), cell(row.hive), cell(row.driver));
+  }
+  out += "\n";
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& report, const RenderOptions& options) {
+  std::string out = "## rocm-doctor report";
+  if (!report.host.hostname.empty()) out += ": " + escape(report.host.hostname);
+  out += "\n\n**" + render_support::summary_line(report) + "**";
+  const auto worst = worst_severity(report);
+  out += worst >= options.fail_on ? " (fails at --fail-on " + std::string(to_string(options.fail_on)) + ")\n\n"
+                                  : "\n\n";
+  std::vector<std::string> facts;
+  if (!report.host.os.empty()) facts.push_back(escape(report.host.os));
+  if (!report.host.kernel.empty()) facts.push_back("kernel " + code_span(report.host.kernel));
+  if (!report.host.container.empty()) facts.push_back("container: " + escape(report.host.container));
+  if (report.host.wsl) facts.emplace_back("WSL2");
+  facts.push_back("rocm-doctor " + escape(report.tool_version) + " (" + escape(report.source) + ", " +
+                  escape(report.generated_at) + ")");
+  out += join(facts, " · ") + "\n\n";
+  render_gpus(out, report);
+
+  bool any = false;
+  for (const auto& check : report.checks) {
+    for (const auto& finding : check.findings) {
+      if (finding.severity < Severity::warning) continue;
+      if (!any) out += "### Problems\n\n";
+      any = true;
+      render_finding(out, finding, finding.severity == Severity::error);
+    }
+  }
+  if (!any) out += "No problems found.\n\n";
+
+  bool other = false;
+  for (const auto& check : report.checks) {
+    for (const auto& finding : check.findings) {
+      if (finding.severity >= Severity::warning) continue;
+      if (!other) out += "<details>\n<summary>Other findings</summary>\n\n";
+      other = true;
+      out += "- " + std::string(icon(finding.severity)) + " " + code_span(finding.id) + " " + escape(finding.summary) +
+             "\n";
+    }
+  }
+  if (other) out += "\n</details>\n\n";
+
+  out += "<details>\n<summary>Checks</summary>\n\n| Check | Status | Time |\n|---|---|---|\n";
+  for (const auto& check : report.checks) {
+    out += fmt::format("| {} ({}) | {} | {:.1f} ms |\n", escape(check.title), code_span(check.id),
+                       check_status_text(check), check.duration_ms);
+  }
+  out += "\n</details>\n";
+  return out;
+}
+
+}  // namespace rocm_doctor

@@ -1,0 +1,56 @@
+// node-problem-detector custom plugin: an exit code and one short line.
+// NPD cuts stdout at max_output_length bytes (80 by default) and uses it as
+// the node condition's message: the line is ASCII and never longer than that.
+#include <fmt/format.h>
+
+#include "render/formats.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kNonOk = 1;
+constexpr int kUnknown = 2;
+
+std::string ascii_line(std::string text) {
+  for (char& c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7f) c = '?';
+  }
+  if (text.size() > kNpdMaxOutput) text = text.substr(0, kNpdMaxOutput - 3) + "...";
+  return text;
+}
+
+}  // namespace
+
+int npd_exit_code(const Report& report, Severity fail_on) {
+  if (exit_code_for(report, fail_on) == ExitCode::findings) return kNonOk;
+  if (count_findings(report).internal_error > 0) return kUnknown;
+  return kOk;
+}
+
+std::string render_npd(const Report& report, Severity fail_on) {
+  const auto counts = count_findings(report);
+  const int code = npd_exit_code(report, fail_on);
+  std::string line;
+  if (code == kNonOk) {
+    // The worst finding names the problem; the counts say how much more there is.
+    const Finding* worst = nullptr;
+    for (const auto& check : report.checks) {
+      for (const auto& finding : check.findings) {
+        if (worst == nullptr || finding.severity > worst->severity) worst = &finding;
+      }
+    }
+    line = fmt::format("{}E {}W {}: {}", counts.error, counts.warning, worst->id, worst->summary);
+  } else if (code == kUnknown) {
+    line = fmt::format("rocm-doctor: {} check(s) failed internally", counts.internal_error);
+  } else {
+    const auto gpus = render_support::gpu_rows(report).size();
+    line = fmt::format("ROCm OK ({} GPU{}, {} warning{})", gpus, gpus == 1 ? "" : "s", counts.warning,
+                       counts.warning == 1 ? "" : "s");
+  }
+  return ascii_line(std::move(line)) + "\n";
+}
+
+}  // namespace rocm_doctor

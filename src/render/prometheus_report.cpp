@@ -1,0 +1,123 @@
+// The report as node_exporter textfile-collector metrics (text exposition format 0.0.4).
+#include <array>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "render/formats.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+// Label values: backslash, double quote and line feed are escaped.
+std::string label_value(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+using Labels = std::vector<std::pair<std::string_view, std::string>>;
+
+std::string labels(const Labels& pairs) {
+  if (pairs.empty()) return "";
+  std::string out = "{";
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (i > 0) out += ',';
+    out += fmt::format("{}=\"{}\"", pairs[i].first, label_value(pairs[i].second));
+  }
+  return out + "}";
+}
+
+class Writer {
+ public:
+  void family(std::string_view name, std::string_view type, std::string_view help) {
+    out_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  }
+  void sample(std::string_view name, const Labels& pairs, double value) {
+    out_ += fmt::format("{}{} {}\n", name, labels(pairs), value);
+  }
+  [[nodiscard]] std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+constexpr std::array<CheckStatus, 6> kStatuses = {CheckStatus::ok,    CheckStatus::info,    CheckStatus::warning,
+                                                  CheckStatus::error, CheckStatus::skipped, CheckStatus::internal_error};
+
+}  // namespace
+
+std::string render_prometheus(const Report& report) {
+  Writer w;
+  w.family("rocm_doctor_last_run_timestamp_seconds", "gauge", "Unix time of the rocm-doctor run.");
+  w.sample("rocm_doctor_last_run_timestamp_seconds", {},
+           static_cast<double>(render_support::parse_rfc3339(report.generated_at).value_or(0)));
+
+  w.family("rocm_doctor_info", "gauge", "The rocm-doctor run: tool version, source and host facts (always 1).");
+  w.sample("rocm_doctor_info", {{"version", report.tool_version}, {"source", report.source},
+                                {"os", report.host.os}, {"kernel", report.host.kernel}}, 1);
+
+  const auto rows = render_support::gpu_rows(report);
+  w.family("rocm_doctor_gpus", "gauge", "AMD GPUs found on PCI.");
+  w.sample("rocm_doctor_gpus", {}, static_cast<double>(rows.size()));
+  w.family("rocm_doctor_gpus_visible", "gauge", "AMD GPUs ROCm sees (listed by the KFD topology).");
+  w.sample("rocm_doctor_gpus_visible", {},
+           static_cast<double>(std::count_if(rows.begin(), rows.end(), [](const auto& row) { return !row.index.empty(); })));
+  if (!rows.empty()) {
+    w.family("rocm_doctor_gpu_info", "gauge", "One AMD GPU (always 1).");
+    for (const auto& row : rows) {
+      w.sample("rocm_doctor_gpu_info", {{"pci_address", row.pci_address}, {"index", row.index}, {"name", row.name},
+                                        {"gfx", row.gfx}, {"numa_node", row.numa_node}, {"xgmi_hive", row.hive}},
+               1);
+    }
+  }
+
+  const auto counts = count_findings(report);
+  w.family("rocm_doctor_findings", "gauge", "Findings of the run by severity.");
+  w.sample("rocm_doctor_findings", {{"severity", "error"}}, counts.error);
+  w.sample("rocm_doctor_findings", {{"severity", "warning"}}, counts.warning);
+  w.sample("rocm_doctor_findings", {{"severity", "info"}}, counts.info);
+  w.sample("rocm_doctor_findings", {{"severity", "ok"}}, counts.ok);
+  w.family("rocm_doctor_worst_severity", "gauge", "Worst finding severity: 0 ok, 1 info, 2 warning, 3 error.");
+  w.sample("rocm_doctor_worst_severity", {}, static_cast<int>(worst_severity(report)));
+
+  // One series per distinct finding; the value counts repeats (e.g. one per GPU).
+  std::map<std::tuple<std::string, std::string, std::string>, int> findings;
+  for (const auto& check : report.checks) {
+    for (const auto& finding : check.findings) {
+      ++findings[{check.id, finding.id, std::string(to_string(finding.severity))}];
+    }
+  }
+  w.family("rocm_doctor_finding", "gauge", "A finding of the run (value: how many times it was reported).");
+  for (const auto& [key, count] : findings) {
+    w.sample("rocm_doctor_finding", {{"check", std::get<0>(key)}, {"id", std::get<1>(key)}, {"severity", std::get<2>(key)}},
+             count);
+  }
+
+  w.family("rocm_doctor_check_status", "gauge", "Status of each check: 1 for its status, 0 for the others.");
+  for (const auto& check : report.checks) {
+    for (const auto status : kStatuses) {
+      w.sample("rocm_doctor_check_status", {{"check", check.id}, {"status", std::string(to_string(status))}},
+               check.status == status ? 1 : 0);
+    }
+  }
+  w.family("rocm_doctor_check_duration_seconds", "gauge", "Wall time of each check.");
+  for (const auto& check : report.checks) {
+    w.sample("rocm_doctor_check_duration_seconds", {{"check", check.id}}, check.duration_ms / 1000.0);
+  }
+  return w.take();
+}
+
+}  // namespace rocm_doctor

@@ -1,0 +1,41 @@
+// What `diff` and `fleet` need from a JSON report (docs/report-format.md),
+// read without the rest of it.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <tl/expected.hpp>
+
+namespace rocm_doctor {
+
+struct DigestFinding {
+  std::string id;
+  std::string check;
+  std::string severity;
+  std::string summary;
+};
+
+struct ReportDigest {
+  std::string file;
+  std::string hostname;
+  std::string generated_at;
+  std::string worst;  // "ok", "info", "warning", "error"
+  // "os", "kernel", "rocm-doctor", and every string of a `versions` section
+  // (e.g. "rocm", "driver", "firmware") when the report has one.
+  std::map<std::string, std::string> versions;
+  std::vector<DigestFinding> findings;
+  std::map<std::string, std::string> check_status;  // check id -> status
+  std::vector<std::string> gpus;                    // "0000:03:00.0 AMD Radeon RX 7900 XTX (gfx1100)"
+};
+
+tl::expected<ReportDigest, std::string> digest_report(const nlohmann::json& report);
+tl::expected<ReportDigest, std::string> load_report_digest(const std::filesystem::path& file);
+
+// Severity order of the words: ok < info < warning < error.
+int severity_rank(std::string_view severity);
+
+}  // namespace rocm_doctor
