@@ -22,7 +22,8 @@ install(FILES packaging/completions/_rocm-doctor DESTINATION ${CMAKE_INSTALL_DAT
 install(FILES packaging/completions/rocm-doctor.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 set(doc_dir ${CMAKE_INSTALL_DATADIR}/doc/rocm-doctor)
 install(FILES packaging/copyright "${changelog}" DESTINATION ${doc_dir})
-install(FILES README.md CHANGELOG.md docs/checks.md docs/report-format.md docs/snapshot-format.md DESTINATION ${doc_dir})
+install(FILES README.md CHANGELOG.md docs/checks.md docs/report-format.md docs/snapshot-format.md docs/plugins.md
+        DESTINATION ${doc_dir})
 
 set(CPACK_PACKAGE_NAME rocm-doctor)
 set(CPACK_PACKAGE_VENDOR "rocm-doctor developers")

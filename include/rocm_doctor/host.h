@@ -103,6 +103,12 @@ class Host {
   // nullopt means "not captured / not run": unknown, never a failure.
   [[nodiscard]] virtual std::optional<nlohmann::json> probe(std::string_view name) const = 0;
 
+  // The site check plugins (docs/plugins.md): a live host finds and runs them,
+  // each with `facts` on its stdin, and answers with the plugin stage's record
+  // (probes.plugins in docs/snapshot-format.md). Every other host answers with
+  // what a capture recorded, and never runs anything. nullopt: not run.
+  [[nodiscard]] virtual std::optional<nlohmann::json> run_plugins(const nlohmann::json& facts) const;
+
   // Convenience built on the primitives above.
   [[nodiscard]] bool exists(std::string_view path) const;
   // read_file with surrounding whitespace removed (sysfs values end in '\n').

@@ -36,6 +36,8 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
   }
   auto checks = select_checks(options.selection);
   if (!checks) return usage_error(checks.error());
+  auto plugin_folders = plugin_folders_option(options);
+  if (!plugin_folders) return usage_error(plugin_folders.error());
 
   // Record into a sibling temporary folder, then rename: a capture that
   // fails half-way never leaves a half-written snapshot behind.
@@ -49,7 +51,7 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
   const fs::path temp(temp_template);
 
   const auto probes = start_probes(options);
-  LiveHost live(probe_lookup(probes.get()));
+  LiveHost live(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   RecordingHost recorder(live, temp);
   const Report report = run_checks(recorder, options.run, *checks);
   // Every probe outcome, also those no selected check asked for.

@@ -29,6 +29,8 @@ struct RunCommandOptions {
   std::string level = "standard";
   double probe_timeout_seconds = 10.0;
   std::string python;  // --python PATH: the interpreter the python probe runs (default: python3 on PATH)
+  // Site check plugins (src/plugins, docs/plugins.md): folders besides the two default ones.
+  std::vector<std::string> plugin_dirs;
 };
 
 int cli_main(int argc, char** argv);
@@ -38,7 +40,7 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
 int diff_command(const std::string& before, const std::string& after, const std::string& format);
 int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output);
 int explain_command(const std::string& id);
-int list_checks_command();
+int list_checks_command(const RunCommandOptions& options);
 
 namespace probe {
 class ProbeRunner;
@@ -48,6 +50,12 @@ class ProbeRunner;
 std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& options);
 // What a LiveHost answers probe(name) with: blocks on that probe's child.
 ProbeLookup probe_lookup(const probe::ProbeRunner* runner);
+
+// The --plugin-dir folders as absolute paths; an error when one is not a
+// folder, or when they are given to a replay (which never runs plugins).
+tl::expected<std::vector<std::string>, std::string> plugin_folders_option(const RunCommandOptions& options);
+// What a live run's LiveHost runs the site plugins with (--probe-timeout each).
+PluginLauncher plugin_launcher(const RunCommandOptions& options, std::vector<std::string> folders);
 
 // Prints "rocm-doctor: <message>" to stderr and returns the usage exit code.
 int usage_error(const std::string& message);

@@ -56,8 +56,12 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
                  "full (adds a 64 MiB HIP copy test)")
       ->check(CLI::IsMember({"quick", "standard", "full"}));
   app.add_option("--probe-timeout", options.probe_timeout_seconds,
-                 "Seconds each runtime probe may take before it is killed (default 10)")
+                 "Seconds each runtime probe or site plugin may take before it is killed (default 10)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--plugin-dir", options.plugin_dirs,
+                 "Also run the site check plugins in DIR (repeatable; besides /etc/rocm-doctor/checks.d and "
+                 "~/.config/rocm-doctor/checks.d; docs/plugins.md)")
+      ->allow_extra_args(false);
   app.add_option("--python", options.python,
                  "Python interpreter whose PyTorch to check (default: python3 on PATH, so an active venv or "
                  "conda environment)");
@@ -116,7 +120,7 @@ int cli_main(int argc, char** argv) {
   setup_logging(options.verbose);
 
   if (*explain) return explain_command(explain_id);
-  if (options.list_checks) return list_checks_command();
+  if (options.list_checks) return list_checks_command(options);
   if (*diff) return diff_command(diff_reports[0], diff_reports[1], report_format);
   if (*fleet) return fleet_command(fleet_inputs, report_format, fleet_output);
   if (*capture) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/cli.h"
+#include "plugins/plugin_runner.h"
 #include "probe/probe_runner.h"
 #include "probe/python_probe.h"
 
@@ -35,6 +36,28 @@ std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& option
 ProbeLookup probe_lookup(const probe::ProbeRunner* runner) {
   if (runner == nullptr) return {};
   return [runner](std::string_view name) { return runner->result(name); };
+}
+
+tl::expected<std::vector<std::string>, std::string> plugin_folders_option(const RunCommandOptions& options) {
+  if (!options.plugin_dirs.empty() && !options.replay.empty()) {
+    return tl::unexpected(std::string(
+        "--plugin-dir: plugins run on live runs only; --replay shows the plugin results its capture recorded"));
+  }
+  std::vector<std::string> folders;
+  for (const auto& folder : options.plugin_dirs) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(folder, error)) {
+      return tl::unexpected("--plugin-dir " + folder + ": not a folder");
+    }
+    folders.push_back(std::filesystem::absolute(folder).lexically_normal().string());
+  }
+  return folders;
+}
+
+PluginLauncher plugin_launcher(const RunCommandOptions& options, std::vector<std::string> folders) {
+  plugins::PluginRunOptions run;
+  run.timeout = std::chrono::milliseconds(static_cast<long long>(std::llround(options.probe_timeout_seconds * 1000)));
+  return plugins::make_plugin_launcher(std::move(folders), run);
 }
 
 }  // namespace rocm_doctor

@@ -10,12 +10,46 @@
 #include "probe/probe_runner.h"
 #include "bundle/snapshot_archive.h"
 #include "cli/report_outputs.h"
+#include "plugins/plugin_scan.h"
+#include "rocm_doctor/text.h"
 #include "report/redact.h"
 
 namespace rocm_doctor {
 
-int list_checks_command() {
+namespace {
+
+// The plugins a live run would run, and the folders and files it would refuse.
+void list_plugins(const std::vector<std::string>& extra_folders) {
+  const LiveHost machine;
+  const auto scan = plugins::scan_plugins(machine, extra_folders);
+  std::vector<std::string> looked_in;
+  for (const auto& folder : scan.folders) {
+    looked_in.push_back(folder.spec.path);
+    if (folder.state == plugins::FolderState::unsafe) {
+      fmt::print("  refused folder {}: {}\n", folder.spec.path, folder.problem);
+    } else if (folder.state == plugins::FolderState::unreadable) {
+      fmt::print("  unreadable folder {}: {}\n", folder.spec.path, folder.problem);
+    }
+  }
+  for (const auto& plugin : scan.plugins) {
+    const auto id = "site." + plugin.name;
+    if (plugin.state == plugins::PluginState::runnable) {
+      fmt::print("  {:<22} {}\n", id, plugin.path);
+    } else {
+      fmt::print("  {:<22} {} ({}: {})\n", id, plugin.path, plugins::to_string(plugin.state), plugin.problem);
+    }
+  }
+  if (scan.plugins.empty()) fmt::print("  (none; looked in {})\n", join(looked_in, ", "));
+}
+
+}  // namespace
+
+int list_checks_command(const RunCommandOptions& options) {
+  const auto folders = plugin_folders_option(options);
+  if (!folders) return usage_error(folders.error());
   for (const Check* check : registered_checks()) fmt::print("{:<16} {}\n", check->id(), check->title());
+  fmt::print("\nSite plugins (check 'plugins'; docs/plugins.md):\n");
+  list_plugins(*folders);
   return 0;
 }
 
@@ -24,6 +58,8 @@ int run_command(const RunCommandOptions& options) {
   if (!checks) return usage_error(checks.error());
   const auto targets = output_targets(options);
   if (!targets) return usage_error(targets.error());
+  auto plugin_folders = plugin_folders_option(options);
+  if (!plugin_folders) return usage_error(plugin_folders.error());
 
   std::unique_ptr<probe::ProbeRunner> probes;  // outlives the host that asks it
   std::unique_ptr<Host> host;
@@ -37,7 +73,7 @@ int run_command(const RunCommandOptions& options) {
     host = std::move(*snapshot);
   } else {
     probes = start_probes(options);  // they run while the static checks do
-    host = std::make_unique<LiveHost>(probe_lookup(probes.get()));
+    host = std::make_unique<LiveHost>(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   }
   spdlog::debug("running {} checks on the {} host", checks->size(), host->source());
   Report report = run_checks(*host, options.run, *checks);

@@ -1,8 +1,16 @@
 #include "rocm_doctor/host.h"
 
+#include <nlohmann/json.hpp>
+
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
+
+// A snapshot's answer: what its capture recorded; nothing is ever run.
+std::optional<nlohmann::json> Host::run_plugins(const nlohmann::json& facts) const {
+  (void)facts;
+  return probe("plugins");
+}
 
 bool Host::exists(std::string_view path) const { return stat_node(path).has_value(); }
 

@@ -110,7 +110,8 @@ std::optional<std::string> measured_access(const std::string& path) {
 
 }  // namespace
 
-LiveHost::LiveHost(ProbeLookup probes) : probes_(std::move(probes)) {}
+LiveHost::LiveHost(ProbeLookup probes, PluginLauncher plugins)
+    : probes_(std::move(probes)), plugins_(std::move(plugins)) {}
 
 HostResult<std::string> LiveHost::read_file(std::string_view path, std::size_t max_bytes) const {
   const std::string file(path);
@@ -244,6 +245,11 @@ std::optional<UserEntry> LiveHost::user_by_name(std::string_view name) const {
 std::optional<nlohmann::json> LiveHost::probe(std::string_view name) const {
   if (!probes_) return std::nullopt;
   return probes_(name);
+}
+
+std::optional<nlohmann::json> LiveHost::run_plugins(const nlohmann::json& facts) const {
+  if (!plugins_) return std::nullopt;
+  return plugins_(facts);
 }
 
 }  // namespace rocm_doctor

@@ -9,10 +9,12 @@ namespace rocm_doctor {
 
 // Answers probe(name) on a live run; supplied by the probe runner.
 using ProbeLookup = std::function<std::optional<nlohmann::json>(std::string_view)>;
+// Runs the site check plugins with the facts document (src/plugins).
+using PluginLauncher = std::function<std::optional<nlohmann::json>(const nlohmann::json& facts)>;
 
 class LiveHost final : public Host {
  public:
-  explicit LiveHost(ProbeLookup probes = {});
+  explicit LiveHost(ProbeLookup probes = {}, PluginLauncher plugins = {});
 
   [[nodiscard]] std::string_view source() const override { return "live"; }
   [[nodiscard]] HostResult<std::string> read_file(std::string_view path, std::size_t max_bytes) const override;
@@ -26,9 +28,12 @@ class LiveHost final : public Host {
   [[nodiscard]] std::optional<GroupEntry> group_by_name(std::string_view name) const override;
   [[nodiscard]] std::optional<UserEntry> user_by_name(std::string_view name) const override;
   [[nodiscard]] std::optional<nlohmann::json> probe(std::string_view name) const override;
+  // Without a launcher (a plain LiveHost) nothing is run: nullopt.
+  [[nodiscard]] std::optional<nlohmann::json> run_plugins(const nlohmann::json& facts) const override;
 
  private:
   ProbeLookup probes_;
+  PluginLauncher plugins_;
 };
 
 // Maps an errno value from an operation on `path` to a HostError.

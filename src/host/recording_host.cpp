@@ -206,6 +206,13 @@ std::optional<nlohmann::json> RecordingHost::probe(std::string_view name) const 
   return result;
 }
 
+std::optional<nlohmann::json> RecordingHost::run_plugins(const nlohmann::json& facts) const {
+  auto result = inner_.run_plugins(facts);
+  std::lock_guard lock(mutex_);
+  if (result) manifest_.probes["plugins"] = *result;
+  return result;
+}
+
 void RecordingHost::record_probe(const std::string& name, const nlohmann::json& result) {
   std::lock_guard lock(mutex_);
   manifest_.probes[name] = result;

@@ -28,6 +28,8 @@ class RecordingHost final : public Host {
   [[nodiscard]] std::optional<GroupEntry> group_by_name(std::string_view name) const override;
   [[nodiscard]] std::optional<UserEntry> user_by_name(std::string_view name) const override;
   [[nodiscard]] std::optional<nlohmann::json> probe(std::string_view name) const override;
+  // Runs them through the inner host and records the result as probes.plugins.
+  [[nodiscard]] std::optional<nlohmann::json> run_plugins(const nlohmann::json& facts) const override;
 
   // Writes snapshot.json and the account files; call once, after the checks ran.
   [[nodiscard]] tl::expected<void, std::string> finish(std::string captured_at, std::string captured_by);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,36 @@ bool make_pipe(Pipe& pipe) {
   return true;
 }
 
+// The child's stdin when it gets input: a socket pair rather than a pipe, so
+// writing after the child went away fails with EPIPE under MSG_NOSIGNAL
+// instead of raising SIGPIPE in the whole doctor. `read` is the child's end
+// (it can only read), `write` ours (non-blocking).
+bool make_input_channel(Pipe& channel) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
+  channel.read = Fd(fds[0]);
+  channel.write = Fd(fds[1]);
+  ::shutdown(fds[0], SHUT_WR);
+  ::shutdown(fds[1], SHUT_RD);
+  return ::fcntl(fds[1], F_SETFL, O_NONBLOCK) == 0;
+}
+
+// Sends what the socket takes now; closes our end when everything went or
+// the child stopped reading (its stdin then ends).
+void feed_input(Fd& channel, const std::string& input, std::size_t& written) {
+  while (written < input.size()) {
+    const ssize_t count = ::send(channel.get(), input.data() + written, input.size() - written,
+                                 MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (count > 0) {
+      written += static_cast<std::size_t>(count);
+      continue;
+    }
+    if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+    break;  // EPIPE, ECONNRESET: the child is not reading any more
+  }
+  channel.reset();
+}
+
 // The environment for the child: ours, with extra_env added or replacing.
 std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
   std::vector<std::string> result;
@@ -83,11 +114,11 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 }
 
 // In the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(const char* path, char* const* argv, char* const* envp, int null_fd, int out_fd,
+[[noreturn]] void exec_child(const char* path, char* const* argv, char* const* envp, int in_fd, int out_fd,
                              int err_fd, int status_fd) {
   ::setpgid(0, 0);
   ::signal(SIGPIPE, SIG_DFL);
-  if (::dup2(null_fd, STDIN_FILENO) < 0 || ::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0) {
+  if (::dup2(in_fd, STDIN_FILENO) < 0 || ::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0) {
     const int error = errno;
     [[maybe_unused]] auto ignored = ::write(status_fd, &error, sizeof error);
     ::_exit(127);
@@ -156,8 +187,16 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   Pipe out;
   Pipe err;
   Pipe status;
-  Fd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!make_pipe(out) || !make_pipe(err) || !make_pipe(status) || null_fd.get() < 0) {
+  Pipe input;  // read: the child's stdin; write: ours, when there is input
+  if (options.input) {
+    if (!make_input_channel(input)) {
+      result.exec_error = std::string("cannot create the input socket: ") + std::strerror(errno);
+      return finish();
+    }
+  } else {
+    input.read = Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  }
+  if (!make_pipe(out) || !make_pipe(err) || !make_pipe(status) || input.read.get() < 0) {
     result.exec_error = std::string("cannot create pipes: ") + std::strerror(errno);
     return finish();
   }
@@ -167,14 +206,14 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     return finish();
   }
   if (pid == 0) {
-    exec_child(arg_pointers[0], arg_pointers.data(), env_pointers.data(), null_fd.get(), out.write.get(),
+    exec_child(arg_pointers[0], arg_pointers.data(), env_pointers.data(), input.read.get(), out.write.get(),
                err.write.get(), status.write.get());
   }
   ::setpgid(pid, pid);  // also done in the child: whichever runs first wins, both agree
   out.write.reset();
   err.write.reset();
   status.write.reset();
-  null_fd.reset();
+  input.read.reset();
   if (const auto error = exec_errno(status.read.get())) {
     int wait_status = 0;
     while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
@@ -190,6 +229,9 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   bool reaped = false;
   bool err_truncated_unused = false;
   std::size_t out_total = 0;
+  static const std::string no_input;
+  const std::string& input_data = options.input ? *options.input : no_input;
+  if (input.write.get() >= 0) feed_input(input.write, input_data, result.in_written);
   while (!reaped) {
     int wait_status = 0;
     const pid_t done = ::waitpid(pid, &wait_status, WNOHANG);
@@ -210,11 +252,14 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
       reaped = true;
       break;
     }
-    std::array<pollfd, 2> fds{{{out_open ? out.read.get() : -1, POLLIN, 0}, {err_open ? err.read.get() : -1, POLLIN, 0}}};
+    const bool feeding = input.write.get() >= 0;
+    std::array<pollfd, 3> fds{{{out_open ? out.read.get() : -1, POLLIN, 0},
+                               {err_open ? err.read.get() : -1, POLLIN, 0},
+                               {feeding ? input.write.get() : -1, POLLOUT, 0}}};
     // Short polls: the child may exit while a grandchild keeps the pipes open.
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
     const int wait_ms = reaped ? 0 : static_cast<int>(std::clamp<long long>(left, 0, 20));
-    if (!out_open && !err_open) {
+    if (!out_open && !err_open && !feeding) {
       if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
       continue;
     }
@@ -226,6 +271,9 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       err_open = drain(err.read.get(), result.err_tail, options.stderr_tail, true, err_truncated_unused,
                        result.err_bytes) != Read::eof;
+    }
+    if (feeding && (fds[2].revents & (POLLOUT | POLLHUP | POLLERR)) != 0) {
+      feed_input(input.write, input_data, result.in_written);
     }
   }
   // Whatever the child left in the pipes after it ended (without blocking).

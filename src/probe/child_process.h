@@ -19,6 +19,10 @@ struct ChildOptions {
   std::vector<std::string> extra_env;
   // When set and it becomes true, the child is killed as on a timeout.
   const std::atomic<bool>* cancel = nullptr;
+  // What the child reads on stdin; nullopt: /dev/null. Written while its output
+  // is drained, so neither side blocks on a full pipe; a child that stops
+  // reading early (or exits) simply gets no more.
+  std::optional<std::string> input;
 };
 
 struct ChildResult {
@@ -32,11 +36,12 @@ struct ChildResult {
   bool out_truncated = false;
   std::string err_tail;          // the last stderr_tail bytes of stderr
   std::size_t err_bytes = 0;     // everything the child wrote to stderr
+  std::size_t in_written = 0;    // bytes of `input` the child accepted
   std::chrono::milliseconds elapsed{0};
 };
 
-// Starts argv[0] (an absolute path) with argv, stdin from /dev/null, in a
-// process group of its own; returns when it ended or was killed.
+// Starts argv[0] (an absolute path) with argv, stdin from `input` (or
+// /dev/null), in a process group of its own; returns when it ended or was killed.
 ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& options);
 
 }  // namespace rocm_doctor::probe

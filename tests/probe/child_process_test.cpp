@@ -19,6 +19,12 @@ ChildResult sh(const std::string& script, ChildOptions options = {}) {
   return run_child({"/bin/sh", "-c", script}, options);
 }
 
+std::string trim_copy(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \n");
+  const auto end = text.find_last_not_of(" \n");
+  return begin == std::string::npos ? "" : text.substr(begin, end - begin + 1);
+}
+
 // No child of this process is left unreaped.
 void expect_no_zombies() {
   int status = 0;
@@ -111,6 +117,45 @@ TEST(ChildProcess, StopsWhenCancelled) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
 }
 
+
+TEST(ChildProcess, StdinIsDevNullWithoutInput) {
+  const auto result = sh("wc -c");
+  EXPECT_EQ(trim_copy(result.out), "0");
+  EXPECT_EQ(result.in_written, 0U);
+}
+
+TEST(ChildProcess, FeedsInputOnStdin) {
+  ChildOptions options;
+  options.input = std::string("{\"protocol\": 1}\n");
+  const auto result = sh("cat", options);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out, "{\"protocol\": 1}\n");
+  EXPECT_EQ(result.in_written, options.input->size());
+}
+
+// Input and output both far larger than a pipe buffer: written while the
+// output is drained, so neither side waits for the other.
+TEST(ChildProcess, BigInputAndBigOutputDoNotDeadlock) {
+  ChildOptions options;
+  options.timeout = 20s;
+  options.input = std::string(3 * 1024 * 1024, 'x');
+  const auto result = sh("cat; cat /dev/null >&2", options);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out.size(), 3U * 1024 * 1024);
+  EXPECT_EQ(result.in_written, 3U * 1024 * 1024);
+}
+
+// A child that exits without reading must not take the doctor down with SIGPIPE.
+TEST(ChildProcess, AChildThatIgnoresItsInputIsNoProblem) {
+  ChildOptions options;
+  options.input = std::string(8 * 1024 * 1024, 'y');
+  const auto result = sh("echo early", options);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out, "early\n");
+  EXPECT_LT(result.in_written, options.input->size());
+  expect_no_zombies();
+}
 // probe_outcome: how a finished child is judged.
 TEST(ProbeOutcome, JudgesEveryWayAChildCanEnd) {
   struct Case {
