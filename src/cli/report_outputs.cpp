@@ -21,13 +21,13 @@ Color choose_color(const RunCommandOptions& options, const OutputTarget& target)
 
 Severity fail_on(const RunCommandOptions& options) { return parse_severity(options.fail_on).value_or(Severity::error); }
 
-int emit(const std::string& content, const std::string& file, std::string_view what) {
+int emit(const std::string& content, const std::string& file, std::string_view what, mode_t mode = 0644) {
   if (file.empty()) {
     std::fwrite(content.data(), 1, content.size(), stdout);
     std::fflush(stdout);
     return 0;
   }
-  if (auto written = write_file_atomically(file, content); !written) {
+  if (auto written = write_file_atomically(file, content, mode); !written) {
     fmt::print(stderr, "rocm-doctor: cannot write the {}: {}\n", what, written.error());
     return static_cast<int>(ExitCode::internal);
   }
@@ -61,11 +61,8 @@ int write_outputs(const Report& report, const std::vector<OutputTarget>& targets
     if (const int rc = emit(render_report(report, target.format, render), target.file, "report"); rc != 0) result = rc;
   }
   if (!options.fix_script.empty()) {
-    if (const int rc = emit(render_fix_script(report), options.fix_script, "fix script"); rc != 0) {
-      result = rc;
-    } else {
-      ::chmod(options.fix_script.c_str(), 0755);
-    }
+    // Executable, to be run after review; mode set before it appears.
+    if (const int rc = emit(render_fix_script(report), options.fix_script, "fix script", 0755); rc != 0) result = rc;
   }
   return result;
 }

@@ -1,8 +1,11 @@
 #include "host/recording_host.h"
 
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 
 #include "host/account_files.h"
@@ -32,6 +35,39 @@ std::string to_path(const std::vector<std::string>& parts) {
 
 }  // namespace
 
+// The folders between root/ and `inside` must not be symbolic links: the
+// recorder itself mirrors the machine's links there, and a machine that
+// changes under it (a user swapping a folder for a link while capture runs
+// as root) must never make it write through one of them, outside the snapshot.
+bool RecordingHost::stays_inside(const fs::path& inside) const {
+  fs::path walked = root_;
+  const auto relative = inside.lexically_relative(root_);
+  if (relative.empty() || *relative.begin() == "..") return false;
+  for (auto part = relative.begin(); part != relative.end(); ++part) {
+    if (std::next(part) == relative.end()) break;  // the last component is checked by its creator
+    walked /= *part;
+    struct stat info {};
+    if (::lstat(walked.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) {
+      spdlog::warn("capture: not recording {}: {} became a symbolic link while recording", inside.string(), walked.string());
+      return false;
+    }
+  }
+  return true;
+}
+
+void RecordingHost::make_folders(const fs::path& inside) const {
+  if (!stays_inside(inside / "x")) return;
+  std::error_code error;
+  fs::create_directories(inside, error);
+}
+
+void RecordingHost::make_symlink(const std::string& target, const fs::path& inside) const {
+  std::error_code error;
+  make_folders(inside.parent_path());
+  if (!stays_inside(inside) || fs::is_symlink(fs::symlink_status(inside, error))) return;
+  fs::create_symlink(target, inside, error);
+}
+
 RecordingHost::RecordingHost(const Host& inner, fs::path snapshot_dir)
     : inner_(inner), root_(snapshot_dir / "root"), snapshot_dir_(std::move(snapshot_dir)) {
   fs::create_directories(root_);
@@ -54,16 +90,13 @@ std::string RecordingHost::mirror_path(std::string_view path) const {
     struct stat info {};
     if (::lstat(real.c_str(), &info) != 0 || !S_ISLNK(info.st_mode) || ++hops > kMaxSymlinkHops) {
       if (!pending.empty() && ::lstat(real.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-        std::error_code error;
-        fs::create_directories(root_ / real.substr(1), error);
+        make_folders(root_ / real.substr(1));
       }
       continue;
     }
     std::error_code error;
     const auto target = fs::read_symlink(real, error).string();
-    const auto inside = root_ / real.substr(1);
-    fs::create_directories(inside.parent_path(), error);
-    if (!fs::is_symlink(fs::symlink_status(inside, error))) fs::create_symlink(target, inside, error);
+    make_symlink(target, root_ / real.substr(1));
     resolved.pop_back();
     if (target.starts_with('/')) resolved.clear();
     auto target_parts = components(target);
@@ -74,10 +107,24 @@ std::string RecordingHost::mirror_path(std::string_view path) const {
 
 void RecordingHost::write_file(const std::string& real_path, const std::string& content) const {
   const auto inside = root_ / real_path.substr(1);
-  std::error_code error;
-  fs::create_directories(inside.parent_path(), error);
-  std::ofstream stream(inside, std::ios::binary | std::ios::trunc);
-  stream << content;
+  make_folders(inside.parent_path());
+  if (!stays_inside(inside)) return;
+  // O_NOFOLLOW: a mirrored link at the file's own place is never written through.
+  const int fd = ::open(inside.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    spdlog::warn("capture: cannot record {}: {}", real_path, std::strerror(errno));
+    return;
+  }
+  for (std::size_t written = 0; written < content.size();) {
+    const ssize_t count = ::write(fd, content.data() + written, content.size() - written);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) {
+      write_failed_ = true;
+      break;
+    }
+    written += static_cast<std::size_t>(count);
+  }
+  ::close(fd);
 }
 
 void RecordingHost::note_error(std::string_view path, const HostError& error) const {
@@ -106,18 +153,18 @@ HostResult<std::vector<DirEntry>> RecordingHost::list_dir(std::string_view path)
     return result;
   }
   const auto real_dir = mirror_path(path);
+  make_folders(root_ / real_dir.substr(1));
   std::error_code error;
-  fs::create_directories(root_ / real_dir.substr(1), error);
   for (const auto& entry : *result) {
     const std::string child = real_dir + "/" + entry.name;
     const auto inside = root_ / child.substr(1);
-    if (fs::exists(fs::symlink_status(inside, error))) continue;
+    if (!stays_inside(inside) || fs::exists(fs::symlink_status(inside, error))) continue;
     if (entry.type == EntryType::symlink) {
-      fs::create_symlink(fs::read_symlink(child, error), inside, error);
+      make_symlink(fs::read_symlink(child, error).string(), inside);
     } else if (entry.type == EntryType::directory) {
       fs::create_directory(inside, error);
     } else {
-      std::ofstream placeholder(inside);  // content is written if a check reads it
+      write_file(child, "");  // a placeholder: the content is written if a check reads it
     }
   }
   return result;
@@ -128,10 +175,7 @@ HostResult<std::string> RecordingHost::read_link(std::string_view path) const {
   std::lock_guard lock(mutex_);
   if (result) {
     const auto parent = mirror_path(fs::path(std::string(path)).parent_path().string());
-    const auto inside = root_ / parent.substr(1) / fs::path(std::string(path)).filename();
-    std::error_code error;
-    fs::create_directories(inside.parent_path(), error);
-    if (!fs::is_symlink(fs::symlink_status(inside, error))) fs::create_symlink(*result, inside, error);
+    make_symlink(*result, root_ / parent.substr(1) / fs::path(std::string(path)).filename());
   }
   return result;
 }
@@ -146,8 +190,7 @@ HostResult<NodeInfo> RecordingHost::stat_node(std::string_view path) const {
   if (path.starts_with("/dev/")) {
     manifest_.nodes[std::string(path)] = *result;
   } else if (result->type == EntryType::directory) {
-    std::error_code error;
-    fs::create_directories(root_ / mirror_path(path).substr(1), error);
+    make_folders(root_ / mirror_path(path).substr(1));
   } else if (result->type == EntryType::file) {
     const auto real = mirror_path(path);
     if (!fs::exists(root_ / real.substr(1))) {
@@ -233,7 +276,10 @@ tl::expected<void, std::string> RecordingHost::finish(std::string captured_at, s
   write_file("/etc/passwd", passwd_text);
   std::ofstream stream(snapshot_dir_ / "snapshot.json", std::ios::trunc);
   stream << to_json(manifest_).dump(2) << "\n";
+  stream.close();
   if (!stream) return tl::unexpected((snapshot_dir_ / "snapshot.json").string() + ": could not be written");
+  // A snapshot missing files (a full disk) would replay as a broken machine.
+  if (write_failed_) return tl::unexpected(snapshot_dir_.string() + ": some recorded files could not be written (disk full?)");
   return {};
 }
 

@@ -42,6 +42,9 @@ class RecordingHost final : public Host {
   // on this machine; returns the resolved real path.
   std::string mirror_path(std::string_view path) const;
   void write_file(const std::string& real_path, const std::string& content) const;
+  [[nodiscard]] bool stays_inside(const std::filesystem::path& inside) const;
+  void make_folders(const std::filesystem::path& inside) const;
+  void make_symlink(const std::string& target, const std::filesystem::path& inside) const;
   void record_group(const GroupEntry& group) const;
   void record_user(const UserEntry& user) const;
   void note_error(std::string_view path, const HostError& error) const;
@@ -53,6 +56,7 @@ class RecordingHost final : public Host {
   mutable SnapshotManifest manifest_;
   mutable std::map<std::string, GroupEntry> groups_;
   mutable std::map<std::string, UserEntry> users_;
+  mutable bool write_failed_ = false;
 };
 
 }  // namespace rocm_doctor

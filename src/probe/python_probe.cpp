@@ -79,6 +79,21 @@ std::string find_on_path(std::string_view name, std::string_view path_value,
   return {};
 }
 
+namespace {
+
+// Owned by root and writable by nobody else, the file and its folder.
+bool trusted_by_root(const Host& host, const std::string& path) {
+  const auto safe = [&host](const std::string& node_path) {
+    const auto node = host.stat_node(node_path);
+    return node && node->uid == 0 && (node->mode & 022U) == 0;
+  };
+  const auto slash = path.rfind('/');
+  const std::string folder = slash == 0 ? "/" : path.substr(0, slash);
+  return safe(path) && safe(folder);
+}
+
+}  // namespace
+
 PythonChoice choose_python(const Host& host, const std::string& requested) {
   const auto executable = [&host](const std::string& path) {
     auto node = host.stat_node(path);
@@ -87,6 +102,7 @@ PythonChoice choose_python(const Host& host, const std::string& requested) {
   const auto path = host.env("PATH").value_or("");
   PythonChoice choice;
   if (!requested.empty()) {
+    // An explicit --python is the operator's own choice, root or not.
     if (requested.front() == '/') {
       if (executable(requested)) choice.interpreter = requested;
       else choice.error = "--python " + requested + ": not an executable file";
@@ -98,8 +114,28 @@ PythonChoice choose_python(const Host& host, const std::string& requested) {
     }
     return choice;
   }
-  choice.interpreter = find_on_path("python3", path, executable);
-  if (choice.interpreter.empty()) choice.error = "no python3 on PATH (" + path + ")";
+  // Run as root, the doctor must not execute what another user could have
+  // put first on PATH (a writable ~/bin, /tmp): like sudo's secure_path, an
+  // interpreter is taken only from a root-owned folder nobody else can write.
+  if (host.identity().uid != 0) {
+    choice.interpreter = find_on_path("python3", path, executable);
+    if (choice.interpreter.empty()) choice.error = "no python3 on PATH (" + path + ")";
+    return choice;
+  }
+  std::vector<std::string> refused;
+  choice.interpreter = find_on_path("python3", path, [&](const std::string& candidate) {
+    if (!executable(candidate)) return false;
+    if (trusted_by_root(host, candidate)) return true;
+    refused.push_back(candidate);
+    return false;
+  });
+  if (!choice.interpreter.empty()) return choice;
+  choice.error = "no python3 on PATH (" + path + ")";
+  if (!refused.empty()) {
+    choice.error = "python3 on PATH (" + join(refused, ", ") +
+                   ") is writable by a user other than root, so a root run does not execute it; "
+                   "pass --python with a root-owned interpreter";
+  }
   return choice;
 }
 

@@ -15,7 +15,8 @@ std::string describe(const std::filesystem::path& path, int error_number) {
 }
 }  // namespace
 
-tl::expected<void, std::string> write_file_atomically(const std::filesystem::path& target, std::string_view content) {
+tl::expected<void, std::string> write_file_atomically(const std::filesystem::path& target, std::string_view content,
+                                                      mode_t mode) {
   const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::string temp = (directory / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());
@@ -32,8 +33,9 @@ tl::expected<void, std::string> write_file_atomically(const std::filesystem::pat
     }
     written += static_cast<std::size_t>(got);
   }
-  // Reports are read by other tools: make them world-readable like any output file.
-  ::fchmod(fd, 0644);
+  // Reports are read by other tools: world-readable like any output file
+  // (mkstemp made it 0600).
+  ::fchmod(fd, mode);
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const int error_number = errno;
     ::unlink(temp.c_str());

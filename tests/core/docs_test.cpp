@@ -2,8 +2,15 @@
 // the code to it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
 #include "core/explain.h"
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
 namespace {
@@ -17,6 +24,59 @@ TEST(Docs, EveryCheckAndFindingIdIsExplained) {
       EXPECT_NE(text->find("Severity:"), std::string::npos) << id << " does not state its severity";
     }
   }
+}
+
+std::set<std::string> declared_finding_ids() {
+  std::set<std::string> ids;
+  for (const Check* check : registered_checks()) {
+    for (const auto id : check->finding_ids()) ids.emplace(id);
+  }
+  return ids;
+}
+
+// A section explains when it says more than its heading and severity level:
+// a few words beyond "Severity: warning." (often on the same line).
+bool has_explanation(std::string_view section) {
+  std::size_t words = 0;
+  for (const auto line : split(section, '\n')) {
+    if (trim(line).starts_with("#")) continue;
+    words += split_words(line).size();
+  }
+  return words >= 2 + 3;  // "Severity:" + its level, then at least three words
+}
+
+TEST(Docs, EveryFindingIdHasAnExplanationBeyondItsSeverity) {
+  for (const auto& id : declared_finding_ids()) {
+    const auto text = explain_text(id);
+    ASSERT_TRUE(text) << id;
+    EXPECT_TRUE(has_explanation(*text)) << "docs/checks.md: '### " << id << "' has no explanation";
+  }
+}
+
+// finding_ids() is what the docs and scenario tests hold the code to, so a
+// check must not emit an id it does not declare. The scenarios catch the ids
+// they reach at run time; this catches the rest: every literal in checks/
+// that looks like a finding id of a known family must be declared.
+TEST(Docs, EveryFindingIdLiteralInTheChecksIsDeclared) {
+  const auto declared = declared_finding_ids();
+  std::set<std::string> families;
+  for (const auto& id : declared) families.insert(id.substr(0, id.find('.')));
+  const std::regex literal(R"re("([a-z0-9-]+)\.([a-z0-9-]+)")re");
+  std::size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ROCM_DOCTOR_SOURCE_DIR) + "/checks")) {
+    if (entry.path().extension() != ".cpp" && entry.path().extension() != ".h") continue;
+    std::ifstream stream(entry.path());
+    std::stringstream source;
+    source << stream.rdbuf();
+    const std::string text = source.str();
+    for (std::sregex_iterator match(text.begin(), text.end(), literal), end; match != end; ++match) {
+      if (!families.contains((*match)[1].str()) || (*match)[2].str() == "h") continue;
+      ++seen;
+      EXPECT_TRUE(declared.contains((*match)[1].str() + "." + (*match)[2].str()))
+          << entry.path().filename().string() << " names " << (*match)[0] << ", which no check declares";
+    }
+  }
+  EXPECT_GE(seen, declared.size()) << "the scan found fewer id literals than declared ids: is the pattern stale?";
 }
 
 TEST(Docs, FindSectionStopsAtTheNextHeadingOfTheSameLevel) {

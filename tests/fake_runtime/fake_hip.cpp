@@ -1,6 +1,8 @@
 // A fake HIP runtime for tests only: exports the C entry points the hip probe
 // uses, and misbehaves as ROCM_DOCTOR_FAKE_HIP asks:
-//   two-gpus (default), smoke-fail, segv, hang, noisy, no-device, not-initialized.
+//   two-gpus (default), smoke-fail, segv, hang, noisy, no-device, not-initialized,
+//   hang-with-child and segv-with-child (a helper process that outlives the
+//   call, as a runtime's worker might: it must not outlive the probe).
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -50,8 +52,13 @@ int hipDriverGetVersion(int* version) {
 
 int hipGetDeviceCount(int* count) {
   const auto behaviour = mode();
-  if (behaviour == "segv") std::raise(SIGSEGV);
-  if (behaviour == "hang") {
+  if (behaviour == "hang-with-child" || behaviour == "segv-with-child") {
+    if (::fork() == 0) {
+      for (;;) ::pause();
+    }
+  }
+  if (behaviour == "segv" || behaviour == "segv-with-child") std::raise(SIGSEGV);
+  if (behaviour == "hang" || behaviour == "hang-with-child") {
     for (;;) ::pause();
   }
   if (behaviour == "no-device") return 100;        // hipErrorNoDevice

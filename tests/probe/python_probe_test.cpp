@@ -128,6 +128,98 @@ TEST_F(FakeTorch, TheProbeRunsInParallelAndIsCaptured) {
 }
 
 // Debian's python3-torch (1.13, a CPU build) when it is installed.
+// Only what choose_python asks: PATH, who runs, and stat(2) of any path
+// (snapshots carry owner and mode for /dev only, so a small fake serves here).
+class PathHost final : public Host {
+ public:
+  PathHost(std::uint32_t uid, std::string path) : uid_(uid), path_(std::move(path)) {}
+  PathHost& node(const std::string& path, EntryType type, std::uint32_t mode, std::uint32_t uid) {
+    nodes_[path] = NodeInfo{type, mode, uid, uid, false, std::nullopt};
+    return *this;
+  }
+  PathHost& folder(const std::string& path, std::uint32_t mode, std::uint32_t uid) {
+    return node(path, EntryType::directory, mode, uid);
+  }
+  PathHost& program(const std::string& path, std::uint32_t uid) { return node(path, EntryType::file, 0755, uid); }
+
+  std::string_view source() const override { return "test"; }
+  HostResult<std::string> read_file(std::string_view path, std::size_t) const override { return missing(path); }
+  HostResult<std::vector<DirEntry>> list_dir(std::string_view path) const override { return missing(path); }
+  HostResult<std::string> read_link(std::string_view path) const override { return missing(path); }
+  HostResult<NodeInfo> stat_node(std::string_view path) const override {
+    const auto it = nodes_.find(std::string(path));
+    if (it == nodes_.end()) return missing(path);
+    return it->second;
+  }
+  std::optional<std::string> env(std::string_view name) const override {
+    return name == "PATH" ? std::optional(path_) : std::nullopt;
+  }
+  std::vector<std::string> env_names() const override { return {"PATH"}; }
+  Identity identity() const override { return {uid_ == 0 ? "root" : "alice", uid_, uid_, {uid_}}; }
+  std::optional<GroupEntry> group_by_gid(std::uint32_t) const override { return std::nullopt; }
+  std::optional<GroupEntry> group_by_name(std::string_view) const override { return std::nullopt; }
+  std::optional<UserEntry> user_by_name(std::string_view) const override { return std::nullopt; }
+  std::optional<nlohmann::json> probe(std::string_view) const override { return std::nullopt; }
+
+ private:
+  static tl::unexpected<HostError> missing(std::string_view path) {
+    return tl::unexpected(HostError{HostErrorKind::not_found, std::string(path)});
+  }
+  std::uint32_t uid_;
+  std::string path_;
+  std::map<std::string, NodeInfo> nodes_;
+};
+
+// PATH with alice's own ~/bin before /usr/bin, both holding a python3.
+PathHost two_pythons(std::uint32_t uid) {
+  PathHost host(uid, "/home/alice/bin:/usr/bin");
+  host.folder("/home/alice/bin", 0755, 1000).program("/home/alice/bin/python3", 1000);
+  host.folder("/usr/bin", 0755, 0).program("/usr/bin/python3", 0);
+  return host;
+}
+
+TEST(ChoosePython, AUserRunTakesTheFirstOnPath) {
+  EXPECT_EQ(probe::choose_python(two_pythons(1000), "").interpreter, "/home/alice/bin/python3");
+}
+
+TEST(ChoosePython, ARootRunSkipsAFolderAnotherUserOwns) {
+  EXPECT_EQ(probe::choose_python(two_pythons(0), "").interpreter, "/usr/bin/python3");
+}
+
+TEST(ChoosePython, ARootRunSkipsAWorldWritableFolderEvenIfRootOwnsIt) {
+  PathHost host(0, "/tmp:/usr/bin");
+  host.folder("/tmp", 01777, 0).program("/tmp/python3", 0);
+  host.folder("/usr/bin", 0755, 0).program("/usr/bin/python3", 0);
+  EXPECT_EQ(probe::choose_python(host, "").interpreter, "/usr/bin/python3");
+}
+
+TEST(ChoosePython, ARootRunSkipsAProgramAnotherUserOwnsInARootFolder) {
+  PathHost host(0, "/usr/local/bin:/usr/bin");
+  host.folder("/usr/local/bin", 0755, 0).node("/usr/local/bin/python3", EntryType::file, 0777, 0);
+  host.folder("/usr/bin", 0755, 0).program("/usr/bin/python3", 0);
+  EXPECT_EQ(probe::choose_python(host, "").interpreter, "/usr/bin/python3");
+}
+
+TEST(ChoosePython, ARootRunWithOnlyAnUntrustedPythonSaysWhyNothingRan) {
+  PathHost host(0, "/home/alice/bin");
+  host.folder("/home/alice/bin", 0755, 1000).program("/home/alice/bin/python3", 1000);
+  const auto choice = probe::choose_python(host, "");
+  EXPECT_TRUE(choice.interpreter.empty());
+  EXPECT_NE(choice.error.find("/home/alice/bin/python3"), std::string::npos) << choice.error;
+  EXPECT_NE(choice.error.find("--python"), std::string::npos) << choice.error;
+}
+
+TEST(ChoosePython, AnExplicitPythonIsTheOperatorsChoiceEvenForRoot) {
+  EXPECT_EQ(probe::choose_python(two_pythons(0), "/home/alice/bin/python3").interpreter, "/home/alice/bin/python3");
+}
+
+TEST(ChoosePython, RelativeAndEmptyPathEntriesAreNeverSearched) {
+  PathHost host(1000, ":.:bin");
+  host.program("python3", 1000).program("./python3", 1000).program("bin/python3", 1000).program("/python3", 1000);
+  const auto choice = probe::choose_python(host, "");
+  EXPECT_TRUE(choice.interpreter.empty()) << choice.interpreter;
+}
+
 TEST(RealTorch, DebianPython3TorchIsACpuBuild) {
   if (python3().empty() || !std::filesystem::exists("/usr/lib/python3/dist-packages/torch/__init__.py")) {
     GTEST_SKIP() << "Debian's python3-torch is not installed (apt-get install python3-torch to run this test)";
