@@ -164,16 +164,6 @@ PciScan scan_pci(const Host& host) {
   return scan;
 }
 
-Fix driver_fix(std::string description, std::vector<std::string> commands, bool root, bool reboot) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.needs_root = root;
-  fix.needs_reboot = reboot;
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 Finding no_amd_gpu(const PciScan& scan) {
   std::vector<std::string> others;
   for (const auto& gpu : scan.gpus) others.push_back(gpu.label());
@@ -193,10 +183,11 @@ Finding no_amd_gpu(const PciScan& scan) {
                               "), class 0x" + hex6(gpu.pci_class));
   }
   finding.with_evidence("/dev/kfd", "absent");
-  return finding.with_fix(driver_fix(
-      "Run ROCm on a machine with a supported AMD GPU. In a virtual machine, pass the AMD GPU through (VFIO) "
-      "first; then this list shows it.",
-      {"lspci -nn -d 1002:"}, false, false));
+  return finding.with_fix(
+      make_fix(kCheckId,
+               "Run ROCm on a machine with a supported AMD GPU. In a virtual machine, pass the AMD GPU through (VFIO) "
+               "first; then this list shows it.",
+               {"lspci -nn -d 1002:"}));
 }
 
 std::string cmdline_fix_command(const SystemFacts& facts, const std::vector<std::string>& words) {
@@ -233,7 +224,7 @@ Finding nomodeset(const KernelCmdline& cmdline, const SystemFacts& facts, std::s
                            : "sudo grub2-mkconfig -o /boot/grub2/grub.cfg");
   }
   commands.push_back("sudo reboot");
-  return finding.with_fix(driver_fix(description, commands, true, true));
+  return finding.with_fix(make_fix(kCheckId, description, commands, {.root = true, .reboot = true}));
 }
 
 std::string module_file(const Host& host, const std::string& release) {
@@ -269,34 +260,39 @@ Finding amdgpu_not_loaded(const CheckContext& ctx, const std::vector<PciFunction
       if (word.find("blacklist") != std::string::npos) words.push_back(word);
     }
     finding.with_evidence("/proc/cmdline", join(words, " "));
-    finding.with_fix(driver_fix("The kernel command line blacklists amdgpu: remove " + join(words, " ") +
-                                    " (GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub), regenerate GRUB, reboot.",
-                                {cmdline_fix_command(facts, words), "sudo reboot"}, true, true));
+    finding.with_fix(make_fix(kCheckId,
+                              "The kernel command line blacklists amdgpu: remove " + join(words, " ") +
+                                  " (GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub), regenerate GRUB, reboot.",
+                              {cmdline_fix_command(facts, words), "sudo reboot"}, {.root = true, .reboot = true}));
   } else if (vfio) {
-    finding.with_fix(driver_fix("The GPU is reserved for a virtual machine by vfio-pci. Remove its id from the "
-                                    "vfio-pci.ids= kernel argument or the `options vfio-pci ids=` line in "
-                                    "/etc/modprobe.d, then reboot so amdgpu can claim it.",
-                                {"grep -rn vfio /etc/modprobe.d /proc/cmdline"}, true, true));
+    finding.with_fix(make_fix(kCheckId,
+                              "The GPU is reserved for a virtual machine by vfio-pci. Remove its id from the "
+                              "vfio-pci.ids= kernel argument or the `options vfio-pci ids=` line in "
+                              "/etc/modprobe.d, then reboot so amdgpu can claim it.",
+                              {"grep -rn vfio /etc/modprobe.d /proc/cmdline"}, {.root = true, .reboot = true}));
   } else if (radeon) {
-    finding.with_fix(driver_fix("The GPU is driven by the legacy radeon driver (GCN 1.0/1.1 cards). ROCm does not "
-                                    "support these GPUs; use a GPU on ROCm's support list.",
-                                {}, false, false));
+    finding.with_fix(make_fix(kCheckId,
+                              "The GPU is driven by the legacy radeon driver (GCN 1.0/1.1 cards). ROCm does not "
+                              "support these GPUs; use a GPU on ROCm's support list.",
+                              {}));
   } else if (module.empty() && !release.empty() && facts.os_id == "ubuntu") {
-    finding.with_fix(driver_fix("Ubuntu ships amdgpu in the linux-modules-extra package of each kernel: install it "
-                                    "for the running kernel and load the driver.",
-                                {"sudo apt install " + shell_quote("linux-modules-extra-" + release),
-                                 "sudo modprobe amdgpu"},
-                                true, false));
+    finding.with_fix(make_fix(
+        kCheckId,
+        "Ubuntu ships amdgpu in the linux-modules-extra package of each kernel: install it "
+        "for the running kernel and load the driver.",
+        {"sudo apt install " + shell_quote("linux-modules-extra-" + release), "sudo modprobe amdgpu"}, {.root = true}));
   } else if (module.empty()) {
-    finding.with_fix(driver_fix("No amdgpu module exists for the running kernel " + release +
-                                    ": install the kernel's module package, or amdgpu-dkms from AMD's repository "
-                                    "(check that it built for this kernel).",
-                                {"dkms status"}, true, false));
+    finding.with_fix(make_fix(kCheckId,
+                              "No amdgpu module exists for the running kernel " + release +
+                                  ": install the kernel's module package, or amdgpu-dkms from AMD's repository "
+                                  "(check that it built for this kernel).",
+                              {"dkms status"}, {.root = true}));
   } else {
-    finding.with_fix(driver_fix("Load the driver and read the kernel log for the reason it did not load (with Secure "
-                                    "Boot on, an unsigned amdgpu-dkms module is refused: enroll its MOK key).",
-                                {"sudo modprobe amdgpu", "sudo dmesg | grep -iE 'amdgpu|kfd'", "mokutil --sb-state"},
-                                true, false));
+    finding.with_fix(make_fix(kCheckId,
+                              "Load the driver and read the kernel log for the reason it did not load (with Secure "
+                              "Boot on, an unsigned amdgpu-dkms module is refused: enroll its MOK key).",
+                              {"sudo modprobe amdgpu", "sudo dmesg | grep -iE 'amdgpu|kfd'", "mokutil --sb-state"},
+                              {.root = true}));
   }
   return finding;
 }
@@ -311,17 +307,19 @@ Finding kfd_missing(const CheckContext& ctx, bool module_loaded) {
                      .with_evidence("/sys/module/amdgpu", module_loaded ? "present (driver loaded)" : "not visible");
   if (!facts.container.empty()) {
     return finding.with_evidence("container runtime", facts.container)
-        .with_fix(driver_fix("Inside a " + facts.container +
-                                 " container the device nodes must be passed in: start the container with "
-                                 "--device=/dev/kfd --device=/dev/dri (the host needs the amdgpu driver loaded).",
-                             {"docker run --device=/dev/kfd --device=/dev/dri IMAGE"}, false, false));
+        .with_fix(make_fix(kCheckId,
+                           "Inside a " + facts.container +
+                               " container the device nodes must be passed in: start the container with "
+                               "--device=/dev/kfd --device=/dev/dri (the host needs the amdgpu driver loaded).",
+                           {"docker run --device=/dev/kfd --device=/dev/dri IMAGE"}));
   }
   const bool kfd_class = host.exists("/sys/class/kfd/kfd");
   finding.with_evidence("/sys/class/kfd/kfd", kfd_class ? "present" : "absent");
   if (kfd_class) {
-    return finding.with_fix(driver_fix("The kernel created the KFD device but no /dev node appeared: let udev "
-                                           "create it again.",
-                                       {"sudo udevadm trigger --subsystem-match=kfd", "ls -l /dev/kfd"}, true, false));
+    return finding.with_fix(make_fix(kCheckId,
+                                     "The kernel created the KFD device but no /dev node appeared: let udev "
+                                     "create it again.",
+                                     {"sudo udevadm trigger --subsystem-match=kfd", "ls -l /dev/kfd"}, {.root = true}));
   }
   if (!facts.kernel_release.empty()) {
     const auto config = host.read_file("/boot/config-" + facts.kernel_release, 16 * 1024 * 1024);
@@ -330,14 +328,16 @@ Finding kfd_missing(const CheckContext& ctx, bool module_loaded) {
       std::vector<std::string> commands;
       if (facts.os_id == "debian") commands = {"sudo apt install linux-image-amd64"};
       if (facts.os_id == "ubuntu") commands = {"sudo apt install linux-generic"};
-      return finding.with_fix(driver_fix("This kernel was built without KFD (CONFIG_HSA_AMD): boot a kernel with "
-                                             "CONFIG_HSA_AMD=y, such as your distribution's standard kernel.",
-                                         commands, true, true));
+      return finding.with_fix(make_fix(kCheckId,
+                                       "This kernel was built without KFD (CONFIG_HSA_AMD): boot a kernel with "
+                                       "CONFIG_HSA_AMD=y, such as your distribution's standard kernel.",
+                                       commands, {.root = true, .reboot = true}));
     }
   }
-  return finding.with_fix(driver_fix("amdgpu did not create the compute interface for this GPU. The kernel log says "
-                                         "why; \"not supported in kfd\" means the GPU is too old for ROCm.",
-                                     {"sudo dmesg | grep -iE 'kfd|amdgpu'"}, true, false));
+  return finding.with_fix(make_fix(kCheckId,
+                                   "amdgpu did not create the compute interface for this GPU. The kernel log says "
+                                   "why; \"not supported in kfd\" means the GPU is too old for ROCm.",
+                                   {"sudo dmesg | grep -iE 'kfd|amdgpu'"}, {.root = true}));
 }
 
 Finding driver_ok(const CheckContext& ctx, const std::vector<PciFunction>& amd, bool module_loaded) {

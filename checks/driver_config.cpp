@@ -122,16 +122,6 @@ constexpr std::string_view kDkmsTree = "/var/lib/dkms/amdgpu";
 constexpr std::string_view kModprobeDirs[] = {"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d",
                                               "/usr/lib/modprobe.d", "/lib/modprobe.d"};
 
-Fix make_fix(std::string description, std::vector<std::string> commands, bool reboot) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.needs_root = true;
-  fix.needs_reboot = reboot;
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 std::string regenerate_initramfs(Family family, const std::string& release) {
   if (family == Family::debian) return shell_command({"sudo", "update-initramfs", "-u", "-k", release});
   return shell_command({"sudo", "dracut", "--force", "--kver", release});
@@ -296,9 +286,10 @@ class DriverConfigCheck final : public Check {
       }
       if (!facts.kernel_release.empty()) commands.push_back(regenerate_initramfs(family, facts.kernel_release));
       commands.push_back("sudo reboot");
-      finding.with_fix(make_fix("Comment out the blacklist line(s), rebuild the initramfs (it carries a copy of "
+      finding.with_fix(make_fix(kCheckId,
+                                "Comment out the blacklist line(s), rebuild the initramfs (it carries a copy of "
                                 "modprobe.d) and reboot.",
-                                commands, true));
+                                commands, {.root = true, .reboot = true}));
     }
     if (!cmdline_words.empty()) {
       std::vector<std::string> commands;
@@ -310,10 +301,11 @@ class DriverConfigCheck final : public Check {
                                                     : "sudo grub2-mkconfig -o /boot/grub2/grub.cfg");
       }
       commands.push_back("sudo reboot");
-      finding.with_fix(make_fix("Remove " + join(cmdline_words, " ") +
+      finding.with_fix(make_fix(kCheckId,
+                                "Remove " + join(cmdline_words, " ") +
                                     " from the kernel command line (GRUB_CMDLINE_LINUX_DEFAULT and "
                                     "GRUB_CMDLINE_LINUX) and reboot.",
-                                commands, true));
+                                commands, {.root = true, .reboot = true}));
     }
     return finding;
   }
@@ -357,10 +349,12 @@ class DriverConfigCheck final : public Check {
     commands.push_back("sudo reboot");
     commands.push_back("sudo modprobe amdgpu");
     return finding.with_fix(make_fix(
+        kCheckId,
         "Enroll the DKMS signing key: `mokutil --import` asks for a one-time password; at the next boot the blue "
         "MOK Manager screen appears: choose \"Enroll MOK\", \"Continue\", \"Yes\", type that password, then "
-        "\"Reboot\". Check afterwards with `mokutil --test-key " + key + "`.",
-        commands, true));
+        "\"Reboot\". Check afterwards with `mokutil --test-key " +
+            key + "`.",
+        commands, {.root = true, .reboot = true}));
   }
 
   static const DkmsVersion* newest_usable(const std::vector<DkmsVersion>& versions) {
@@ -421,9 +415,10 @@ class DriverConfigCheck final : public Check {
     commands.push_back("dkms status amdgpu");
     commands.push_back("sudo reboot");
     return finding.with_fix(make_fix(
+        kCheckId,
         "Build amdgpu-dkms for this kernel and reboot into it. If the build fails, its make.log names the error; a "
         "kernel newer than the ones your ROCm release supports needs a newer amdgpu-dkms or an older kernel.",
-        commands, true));
+        commands, {.root = true, .reboot = true}));
   }
 
   static Finding headers_missing(const CheckContext& ctx, const std::vector<DkmsVersion>& versions) {
@@ -449,7 +444,7 @@ class DriverConfigCheck final : public Check {
       description += " To get headers with every future kernel, install the linux-headers meta-package of your "
                      "kernel flavour (for example linux-headers-generic-hwe-22.04).";
     }
-    return finding.with_fix(make_fix(description, commands, false));
+    return finding.with_fix(make_fix(kCheckId, description, commands, {.root = true}));
   }
 };
 

@@ -364,14 +364,6 @@ using namespace env_lint;
 
 constexpr std::string_view kCheckId = "env";
 
-Fix fix_of(std::string description, std::vector<std::string> commands) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 // The environment this check judges: the values of the variables it may read.
 struct Environment {
   std::map<std::string, std::string> values;  // only ROCm-looking names and the few others we judge
@@ -430,10 +422,11 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
     for (int i = 0; i < kfd_count; ++i) all.push_back(std::to_string(i));
     std::vector<std::string> commands = {"unset " + name};
     if (kfd_count > 0) commands.push_back("export " + name + "=" + join(all, ","));
-    finding.with_fix(fix_of("Unset it (every GPU is visible), or list valid comma-separated indices" +
-                                std::string(name == "ROCR_VISIBLE_DEVICES" ? " or GPU-<uuid> values (rocminfo | grep Uuid)" : "") +
-                                ".",
-                            commands));
+    finding.with_fix(make_fix(
+        kCheckId,
+        "Unset it (every GPU is visible), or list valid comma-separated indices" +
+            std::string(name == "ROCR_VISIBLE_DEVICES" ? " or GPU-<uuid> values (rocminfo | grep Uuid)" : "") + ".",
+        commands));
     findings.push_back(std::move(finding));
   };
   for (const std::string name : {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
@@ -491,9 +484,11 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
                                      name, *token.index))
                 .with_evidence("env ROCR_VISIBLE_DEVICES", rocr)
                 .with_evidence("env " + name, value);
-        finding.with_fix(fix_of("Use one variable: keep ROCR_VISIBLE_DEVICES (recommended on Linux) and drop the "
-                                "other, or index the renumbered list (0 to " + std::to_string(*rocr_count - 1) + ").",
-                                {"unset " + name}));
+        finding.with_fix(make_fix(kCheckId,
+                                  "Use one variable: keep ROCR_VISIBLE_DEVICES (recommended on Linux) and drop the "
+                                  "other, or index the renumbered list (0 to " +
+                                      std::to_string(*rocr_count - 1) + ").",
+                                  {"unset " + name}));
         findings.push_back(std::move(finding));
       } else {
         invalid(name, value,
@@ -516,7 +511,7 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
                                 "the GPUs they asked for. ROCR_VISIBLE_DEVICES, when set, filters before both.")
                        .with_evidence("env HIP_VISIBLE_DEVICES", *hip)
                        .with_evidence("env CUDA_VISIBLE_DEVICES", *cuda);
-    finding.with_fix(fix_of("Keep one of them.", {"unset CUDA_VISIBLE_DEVICES"}));
+    finding.with_fix(make_fix(kCheckId, "Keep one of them.", {"unset CUDA_VISIBLE_DEVICES"}));
     findings.push_back(std::move(finding));
   }
 }
@@ -530,8 +525,10 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
                                 "tune all-reduce or multi-GPU communication (a widely copied tuning guide says it "
                                 "does: that advice is wrong). Set it only while hunting which kernel faults.")
                        .with_evidence("env HIP_LAUNCH_BLOCKING", *value);
-    finding.with_fix(fix_of("Unset it (and remove it from ~/.bashrc or /etc/profile.d if it is exported there).",
-                            {"unset HIP_LAUNCH_BLOCKING", "grep -n HIP_LAUNCH_BLOCKING ~/.bashrc ~/.profile /etc/profile /etc/profile.d/* 2>/dev/null"}));
+    finding.with_fix(
+        make_fix(kCheckId, "Unset it (and remove it from ~/.bashrc or /etc/profile.d if it is exported there).",
+                 {"unset HIP_LAUNCH_BLOCKING",
+                  "grep -n HIP_LAUNCH_BLOCKING ~/.bashrc ~/.profile /etc/profile /etc/profile.d/* 2>/dev/null"}));
     findings.push_back(std::move(finding));
   }
   for (const std::string name : {"AMD_SERIALIZE_KERNEL", "AMD_SERIALIZE_COPY"}) {
@@ -544,7 +541,7 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
                                 "every operation waits for the previous one, which costs a large slowdown. Leave it "
                                 "off outside a debugging session.")
                        .with_evidence("env " + name, *value);
-    finding.with_fix(fix_of("Unset it.", {"unset " + name}));
+    finding.with_fix(make_fix(kCheckId, "Unset it.", {"unset " + name}));
     findings.push_back(std::move(finding));
   }
   if (auto value = env.get("AMD_LOG_LEVEL")) {
@@ -556,7 +553,8 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
                                   "debugging aid that slows everything down and floods logs. 0 (the default) or 1 "
                                   "(errors) are meant for normal runs.")
                          .with_evidence("env AMD_LOG_LEVEL", *value);
-      finding.with_fix(fix_of("Unset it (or use AMD_LOG_LEVEL=1 for errors only).", {"unset AMD_LOG_LEVEL"}));
+      finding.with_fix(
+          make_fix(kCheckId, "Unset it (or use AMD_LOG_LEVEL=1 for errors only).", {"unset AMD_LOG_LEVEL"}));
       findings.push_back(std::move(finding));
     }
   }
@@ -575,9 +573,10 @@ void alloc_conf_findings(const Environment& env, std::vector<Finding>& findings)
                                 "first tensor on the GPU. Options are key:value pairs separated by commas.")
                        .with_evidence("env " + name, *value)
                        .with_evidence("bad token", error->token);
-    finding.with_fix(fix_of("Correct the token (e.g. garbage_collection_threshold:0.8,max_split_size_mb:512,"
-                            "expandable_segments:True), or unset the variable.",
-                            {"unset " + name}));
+    finding.with_fix(make_fix(kCheckId,
+                              "Correct the token (e.g. garbage_collection_threshold:0.8,max_split_size_mb:512,"
+                              "expandable_segments:True), or unset the variable.",
+                              {"unset " + name}));
     findings.push_back(std::move(finding));
   }
 }
@@ -638,8 +637,9 @@ void arch_findings(const CheckContext& ctx, const Environment& env, std::vector<
     const char separator = name == "PYTORCH_ROCM_ARCH" ? ';' : ';';
     std::string joined;
     for (const auto& target : fixed) joined += (joined.empty() ? "" : std::string(1, separator)) + target;
-    if (!joined.empty()) finding.with_fix(fix_of("List this machine's targets (semicolon-separated).",
-                                                 {"export " + name + "=" + shell_quote(joined)}));
+    if (!joined.empty())
+      finding.with_fix(make_fix(kCheckId, "List this machine's targets (semicolon-separated).",
+                                {"export " + name + "=" + shell_quote(joined)}));
     findings.push_back(std::move(finding));
   }
 }
@@ -651,7 +651,7 @@ void name_findings(const Environment& env, std::vector<Finding>& findings) {
       auto finding = make_finding("env.unknown-variable", Severity::warning, name + " is not a real variable")
                          .because(judgement.why + " " + judgement.instead)
                          .with_evidence("env " + name, value);
-      finding.with_fix(fix_of("Remove it (it has no effect).", {"unset " + name}));
+      finding.with_fix(make_fix(kCheckId, "Remove it (it has no effect).", {"unset " + name}));
       findings.push_back(std::move(finding));
     } else if (judgement.verdict == NameVerdict::misspelled) {
       std::string summary = fmt::format("{} is not a ROCm variable: did you mean {}?", name, judgement.suggestion);
@@ -667,7 +667,7 @@ void name_findings(const Environment& env, std::vector<Finding>& findings) {
       if (judgement.suggestion.find(' ') == std::string::npos) {
         commands.push_back("export " + judgement.suggestion + "=" + shell_quote(value));
       }
-      finding.with_fix(fix_of("Rename it.", commands));
+      finding.with_fix(make_fix(kCheckId, "Rename it.", commands));
       findings.push_back(std::move(finding));
     } else if (judgement.verdict == NameVerdict::unknown) {
       findings.push_back(make_finding("env.unknown-variable", Severity::info,
@@ -714,7 +714,8 @@ void path_findings(const CheckContext& ctx, const Environment& env, std::vector<
     } else {
       commands.push_back("unset " + name);
     }
-    finding.with_fix(fix_of("Point it at the installed release (or unset it: the tools default to /opt/rocm).", commands));
+    finding.with_fix(make_fix(
+        kCheckId, "Point it at the installed release (or unset it: the tools default to /opt/rocm).", commands));
     findings.push_back(std::move(finding));
   }
 }
@@ -753,8 +754,9 @@ void mixed_release_findings(const CheckContext& ctx, const Environment& env, std
       for (const auto& other : split_search_path(*value, name == "LD_LIBRARY_PATH")) {
         fixed += (fixed.empty() ? "" : ":") + (other == entry ? replacement : other);
       }
-      finding.with_fix(fix_of("Use the active release's folder (and fix the line in ~/.bashrc or /etc/profile.d that adds it).",
-                              {"export " + name + "=" + shell_quote(fixed)}));
+      finding.with_fix(make_fix(
+          kCheckId, "Use the active release's folder (and fix the line in ~/.bashrc or /etc/profile.d that adds it).",
+          {"export " + name + "=" + shell_quote(fixed)}));
       findings.push_back(std::move(finding));
       break;
     }

@@ -191,16 +191,6 @@ LogRead read_kernel_log(const Host& host) {
   return read;
 }
 
-Fix make_fix(std::string description, std::vector<std::string> commands, bool root, bool reboot) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.needs_root = root;
-  fix.needs_reboot = reboot;
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 std::string firmware_package(const SystemFacts& facts, bool dkms) {
   const auto json = nlohmann::json::parse(embedded::data_amdgpu_driver()).at("firmware_packages");
   if (dkms) return json.at("amdgpu-dkms").get<std::string>();
@@ -242,19 +232,21 @@ Finding firmware_missing(const CheckContext& ctx, const std::string& source, con
     std::vector<std::string> commands;
     if (!package.empty()) commands.push_back(driver_config::install_command(family, {package}));
     commands.push_back("sudo reboot");
-    finding.with_fix(make_fix("Install the firmware package that carries these files" +
-                                  (package.empty() ? std::string(" (linux-firmware on most distributions)")
-                                                   : " (" + package + ")") +
-                                  "; a GPU newer than the distribution's firmware also needs a newer package or "
-                                  "amdgpu-dkms-firmware from AMD's repository.",
-                              commands, true, true));
+    finding.with_fix(
+        make_fix(kCheckId,
+                 "Install the firmware package that carries these files" +
+                     (package.empty() ? std::string(" (linux-firmware on most distributions)") : " (" + package + ")") +
+                     "; a GPU newer than the distribution's firmware also needs a newer package or "
+                     "amdgpu-dkms-firmware from AMD's repository.",
+                 commands, {.root = true, .reboot = true}));
   } else if (!facts.kernel_release.empty()) {
     const auto command = family == driver_config::Family::debian
                              ? shell_command({"sudo", "update-initramfs", "-u", "-k", facts.kernel_release})
                              : shell_command({"sudo", "dracut", "--force", "--kver", facts.kernel_release});
-    finding.with_fix(make_fix("The files are on disk now but were not there when amdgpu loaded (it loads from the "
-                                  "initramfs): rebuild the initramfs and reboot.",
-                              {command, "sudo reboot"}, true, true));
+    finding.with_fix(make_fix(kCheckId,
+                              "The files are on disk now but were not there when amdgpu loaded (it loads from the "
+                              "initramfs): rebuild the initramfs and reboot.",
+                              {command, "sudo reboot"}, {.root = true, .reboot = true}));
   }
   return finding;
 }
@@ -283,7 +275,8 @@ Finding log_problems(const std::string& source, const std::vector<std::pair<cons
       "from the program (or a wrong HSA_OVERRIDE_GFX_VERSION), from power or cooling, or from driver/firmware bugs "
       "fixed in newer releases; PCIe atomics need a CPU and slot that support them (AMD Zen / Intel Haswell or "
       "newer, GPU directly on CPU lanes).";
-  return finding.with_fix(make_fix(advice, {"sudo dmesg --ctime | grep -iE 'amdgpu|kfd|drm'"}, true, false));
+  return finding.with_fix(
+      make_fix(kCheckId, advice, {"sudo dmesg --ctime | grep -iE 'amdgpu|kfd|drm'"}, {.root = true}));
 }
 
 Finding unreadable(const LogRead& read) {
@@ -293,9 +286,9 @@ Finding unreadable(const LogRead& read) {
                               "/var/log/kern.log on Debian and Ubuntu.");
   if (read.failures.empty()) finding.with_evidence("/dev/kmsg, /var/log/kern.log, /var/log/messages", "not found");
   for (const auto& failure : read.failures) finding.with_evidence("kernel log", failure);
-  return finding.with_fix(make_fix("Read it as root, or run the doctor with sudo.",
-                                   {"sudo dmesg --ctime | grep -iE 'amdgpu|kfd|drm'", "sudo rocm-doctor --only kernel-log"},
-                                   true, false));
+  return finding.with_fix(make_fix(
+      kCheckId, "Read it as root, or run the doctor with sudo.",
+      {"sudo dmesg --ctime | grep -iE 'amdgpu|kfd|drm'", "sudo rocm-doctor --only kernel-log"}, {.root = true}));
 }
 
 class KernelLogCheck final : public Check {

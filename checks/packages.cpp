@@ -306,15 +306,6 @@ bool is_rocm_package(std::string_view name) {
   return starts(data.prefixes) && !starts(data.excluded);
 }
 
-Fix make_fix(std::string description, std::vector<std::string> commands, bool root) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.needs_root = root;
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 // ---- rocm.install-broken ----
 
 std::optional<Finding> install_broken(const std::string& status_text) {
@@ -338,9 +329,10 @@ std::optional<Finding> install_broken(const std::string& status_text) {
                           "Package: " + package.name + " Version: " + package.version + " Status: " + package.want +
                               " " + package.flag + " " + package.state);
   }
-  return finding.with_fix(make_fix("Let dpkg finish, then let apt repair dependencies. If amdgpu-dkms fails again, "
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Let dpkg finish, then let apt repair dependencies. If amdgpu-dkms fails again, "
                                    "its error names the cause (usually missing kernel headers).",
-                                   {"sudo dpkg --configure -a", "sudo apt-get install -f"}, true));
+                                   {"sudo dpkg --configure -a", "sudo apt-get install -f"}, {.root = true}));
 }
 
 // ---- rocm.repo-stale ----
@@ -425,9 +417,10 @@ std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& ins
     for (const auto* source : stale) commands.push_back(shell_command({"sudoedit", source->file}));
     commands.push_back(stale.front()->apt ? "sudo apt update" : "sudo dnf clean all");
     const auto target = installed.empty() ? std::string("the installed release") : repo_folder(installed);
-    finding.with_fix(make_fix("Point each entry at the release you run (the folder " + target +
+    finding.with_fix(make_fix(kCheckId,
+                              "Point each entry at the release you run (the folder " + target +
                                   " in the URL), or finish the upgrade to the newer release with AMD's upgrade steps.",
-                              commands, true));
+                              commands, {.root = true}));
     findings.push_back(std::move(finding));
   }
 
@@ -447,7 +440,8 @@ std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& ins
     std::vector<std::string> commands;
     for (const auto* source : list) finding.with_evidence(where(*source), source->entry.text);
     for (std::size_t i = 1; i < list.size(); ++i) commands.push_back(shell_command({"sudoedit", list[i]->file}));
-    finding.with_fix(make_fix("Keep one entry: delete the others (shown after the first).", commands, true));
+    finding.with_fix(
+        make_fix(kCheckId, "Keep one entry: delete the others (shown after the first).", commands, {.root = true}));
     findings.push_back(std::move(finding));
   }
 
@@ -479,9 +473,10 @@ std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& ins
       }
     }
     commands.push_back("sudo apt update");
-    finding.with_fix(make_fix("Install AMD's key as a keyring and name it in each entry (signed-by=" + data.keyring +
+    finding.with_fix(make_fix(kCheckId,
+                              "Install AMD's key as a keyring and name it in each entry (signed-by=" + data.keyring +
                                   "; in .sources files a `Signed-By: " + data.keyring + "` line).",
-                              commands, true));
+                              commands, {.root = true}));
     findings.push_back(std::move(finding));
   }
   return findings;
@@ -526,9 +521,10 @@ std::optional<Finding> driver_skew(const DriverRelease& driver, const RocmInstal
                      .with_evidence(driver.evidence_source, driver.evidence_value)
                      .with_evidence("ROCm user space", userspace + " (" + install.active->evidence + ")")
                      .with_evidence("support window", "checks/data/amdgpu_driver.json: " + rules.sources.front());
-  return finding.with_fix(make_fix("Install the amdgpu-dkms of your ROCm release (" + major_minor(userspace) +
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Install the amdgpu-dkms of your ROCm release (" + major_minor(userspace) +
                                        "): point AMD's amdgpu repository at it, then reinstall the driver and reboot.",
-                                   {"sudo apt update", "sudo apt install amdgpu-dkms", "sudo reboot"}, true));
+                                   {"sudo apt update", "sudo apt install amdgpu-dkms", "sudo reboot"}, {.root = true}));
 }
 
 class PackagesCheck final : public Check {

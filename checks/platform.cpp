@@ -140,16 +140,6 @@ const nlohmann::json& platform_data() {
   return json;
 }
 
-Fix make_fix(std::string description, std::vector<std::string> commands, bool root, bool reboot) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.needs_root = root;
-  fix.needs_reboot = reboot;
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 // The support-list name of this distribution ("Ubuntu"), or of the one it derives from.
 std::pair<std::string, bool> list_name(const SystemFacts& facts) {
   const auto& names = platform_data().at("distributions");
@@ -215,10 +205,13 @@ Finding unsupported_os(const SystemFacts& facts, const kb::Release& release, con
                                                                       : release.sources.front());
   std::vector<std::string> commands;
   if (facts.os_id == "ubuntu") commands.push_back("sudo do-release-upgrade");
-  return finding.with_fix(make_fix("Run ROCm " + release.release + " on one of the listed distributions (or in a "
-                                   "container image of one, on a supported host), or install the ROCm release whose "
-                                   "list has this distribution.",
-                                   commands, !commands.empty(), !commands.empty()));
+  return finding.with_fix(
+      make_fix(kCheckId,
+               "Run ROCm " + release.release +
+                   " on one of the listed distributions (or in a "
+                   "container image of one, on a supported host), or install the ROCm release whose "
+                   "list has this distribution.",
+               commands, {.root = !commands.empty(), .reboot = !commands.empty()}));
 }
 
 std::optional<Finding> unsupported_kernel(const SystemFacts& facts, const kb::Release& release,
@@ -247,9 +240,10 @@ std::optional<Finding> unsupported_kernel(const SystemFacts& facts, const kb::Re
   } else {
     commands.push_back("ls /boot/vmlinuz-*");
   }
-  return finding.with_fix(make_fix("Boot one of the listed kernels (the distribution's standard or HWE kernel, not a "
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Boot one of the listed kernels (the distribution's standard or HWE kernel, not a "
                                    "mainline or custom build).",
-                                   commands, facts.os_id == "ubuntu", facts.os_id == "ubuntu"));
+                                   commands, {.root = facts.os_id == "ubuntu", .reboot = facts.os_id == "ubuntu"}));
 }
 
 std::optional<Finding> virtualized(const Host& host) {

@@ -13,15 +13,6 @@ namespace {
 
 constexpr std::string_view kCheckId = "rocm-install";
 
-Fix install_fix(std::string description, std::vector<std::string> commands, bool root) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.needs_root = root;
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 bool under(std::string_view path, std::string_view prefix) {
   return path == prefix || (path.starts_with(prefix) && path.size() > prefix.size() && path[prefix.size()] == '/');
 }
@@ -46,20 +37,22 @@ Finding link_dangling(const RocmInstallation& install) {
   const auto newest = std::find_if(install.releases.begin(), install.releases.end(),
                                    [](const auto& release) { return !release.distro_packaged; });
   if (newest == install.releases.end()) {
-    return finding.with_fix(install_fix("No ROCm release is left under /opt: remove the stale link (then install "
-                                        "ROCm again if you need it).",
-                                        {"sudo rm /opt/rocm"}, true));
+    return finding.with_fix(make_fix(kCheckId,
+                                     "No ROCm release is left under /opt: remove the stale link (then install "
+                                     "ROCm again if you need it).",
+                                     {"sudo rm /opt/rocm"}, {.root = true}));
   }
   const bool alternatives = install.opt_rocm_target.value_or("").starts_with("/etc/alternatives/");
   if (alternatives) {
-    return finding.with_fix(install_fix(
+    return finding.with_fix(make_fix(
+        kCheckId,
         "/opt/rocm is managed by update-alternatives (name `rocm`): register " + newest->prefix + " and select it.",
         {"sudo update-alternatives --install /opt/rocm rocm " + shell_quote(newest->prefix) + " 100",
          "sudo update-alternatives --set rocm " + shell_quote(newest->prefix)},
-        true));
+        {.root = true}));
   }
-  return finding.with_fix(install_fix("Point /opt/rocm at the installed release " + newest->prefix + ".",
-                                      {"sudo ln -sfn " + shell_quote(newest->prefix) + " /opt/rocm"}, true));
+  return finding.with_fix(make_fix(kCheckId, "Point /opt/rocm at the installed release " + newest->prefix + ".",
+                                   {"sudo ln -sfn " + shell_quote(newest->prefix) + " /opt/rocm"}, {.root = true}));
 }
 
 Finding not_installed(const CheckContext& ctx) {
@@ -74,24 +67,27 @@ Finding not_installed(const CheckContext& ctx) {
   const bool debian_like = facts.os_id == "debian" || facts.os_id == "ubuntu" ||
                            facts.os_id_like.find("debian") != std::string::npos;
   if (ctx.host().exists("/usr/bin/amdgpu-install")) {
-    return finding.with_fix(install_fix("AMD's installer is present: install the ROCm use case.",
-                                        {"sudo amdgpu-install --usecase=rocm"}, true));
+    return finding.with_fix(make_fix(kCheckId, "AMD's installer is present: install the ROCm use case.",
+                                     {"sudo amdgpu-install --usecase=rocm"}, {.root = true}));
   }
   if (facts.os_id == "debian") {
-    return finding.with_fix(install_fix(
+    return finding.with_fix(make_fix(
+        kCheckId,
         "Debian packages ROCm itself (main archive); AMD's repository offers newer releases for supported systems "
         "(https://rocm.docs.amd.com/projects/install-on-linux/).",
-        {"sudo apt update", "sudo apt install rocminfo libamdhip64-dev"}, true));
+        {"sudo apt update", "sudo apt install rocminfo libamdhip64-dev"}, {.root = true}));
   }
   if (debian_like) {
-    return finding.with_fix(install_fix(
-        "Add AMD's ROCm repository as described at https://rocm.docs.amd.com/projects/install-on-linux/ "
-        "(amdgpu-install package), then install ROCm.",
-        {"sudo apt update", "sudo apt install rocm"}, true));
+    return finding.with_fix(
+        make_fix(kCheckId,
+                 "Add AMD's ROCm repository as described at https://rocm.docs.amd.com/projects/install-on-linux/ "
+                 "(amdgpu-install package), then install ROCm.",
+                 {"sudo apt update", "sudo apt install rocm"}, {.root = true}));
   }
-  return finding.with_fix(install_fix(
+  return finding.with_fix(make_fix(
+      kCheckId,
       "Install ROCm from AMD's repository for this distribution: https://rocm.docs.amd.com/projects/install-on-linux/",
-      {}, true));
+      {}, {.root = true}));
 }
 
 Finding version_info(const RocmInstallation& install) {
@@ -145,13 +141,14 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
   if (!matters) return finding;
   if (distro && vendor) {
     finding.with_evidence("mixed", "distribution ROCm packages and AMD's /opt ROCm are both installed");
-    return finding.with_fix(install_fix("Use one ROCm stack: remove the distribution's ROCm runtime packages (or the "
-                                        "/opt release you do not use).",
-                                        {"dpkg -l 'libamdhip64-*' 'libhsa-runtime64-*' 'rocminfo'"}, true));
+    return finding.with_fix(make_fix(kCheckId,
+                                     "Use one ROCm stack: remove the distribution's ROCm runtime packages (or the "
+                                     "/opt release you do not use).",
+                                     {"dpkg -l 'libamdhip64-*' 'libhsa-runtime64-*' 'rocminfo'"}, {.root = true}));
   }
   if (no_link) {
-    return finding.with_fix(install_fix("Select the release to use by pointing /opt/rocm at it.",
-                                        {"sudo ln -sfn " + shell_quote(active.prefix) + " /opt/rocm"}, true));
+    return finding.with_fix(make_fix(kCheckId, "Select the release to use by pointing /opt/rocm at it.",
+                                     {"sudo ln -sfn " + shell_quote(active.prefix) + " /opt/rocm"}, {.root = true}));
   }
   std::vector<std::string> commands;
   const bool from_env = std::any_of(finding.evidence.begin(), finding.evidence.end(), [](const auto& item) {
@@ -165,10 +162,12 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
   } else {
     commands = {"grep -rn " + shell_quote("/opt/rocm-") + " /etc/ld.so.conf /etc/ld.so.conf.d", "sudo ldconfig"};
   }
-  return finding.with_fix(install_fix("Remove the other release's folders from the places shown above (shell start-up "
-                                      "files for variables, /etc/ld.so.conf.d for the loader, then `sudo ldconfig`), so "
-                                      "only " + active.prefix + " (via /opt/rocm) is used; open a new shell.",
-                                      commands, !from_env));
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Remove the other release's folders from the places shown above (shell start-up "
+                                   "files for variables, /etc/ld.so.conf.d for the loader, then `sudo ldconfig`), so "
+                                   "only " +
+                                       active.prefix + " (via /opt/rocm) is used; open a new shell.",
+                                   commands, {.root = !from_env}));
 }
 
 bool is_hip_soname(std::string_view path, const std::string& soname) {
@@ -208,16 +207,16 @@ std::optional<Finding> lib_not_found(const CheckContext& ctx, const RocmInstalla
   });
   if (!present) {
     finding.with_evidence(active.lib_dir, "no " + soname);
-    return finding.with_fix(install_fix("The HIP runtime is not installed in " + active.prefix +
-                                            ": install it (package hip-runtime-amd from AMD's repository).",
-                                        {"sudo apt install hip-runtime-amd"}, true));
+    return finding.with_fix(make_fix(kCheckId,
+                                     "The HIP runtime is not installed in " + active.prefix +
+                                         ": install it (package hip-runtime-amd from AMD's repository).",
+                                     {"sudo apt install hip-runtime-amd"}, {.root = true}));
   }
   const auto folder = preferred_prefix(install, active) + "/lib";
   finding.with_evidence(active.lib_dir, "holds " + soname);
-  return finding.with_fix(install_fix("Register " + folder + " with the dynamic loader and refresh its cache.",
-                                      {"echo " + shell_quote(folder) + " | sudo tee /etc/ld.so.conf.d/rocm.conf",
-                                       "sudo ldconfig"},
-                                      true));
+  return finding.with_fix(make_fix(
+      kCheckId, "Register " + folder + " with the dynamic loader and refresh its cache.",
+      {"echo " + shell_quote(folder) + " | sudo tee /etc/ld.so.conf.d/rocm.conf", "sudo ldconfig"}, {.root = true}));
 }
 
 // Where this user's login shell reads its settings from.
@@ -251,9 +250,10 @@ std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstal
   }
   const auto bin = preferred_prefix(install, active) + "/bin";
   const auto line = "export PATH=\"$PATH:" + bin + "\"";
-  Fix fix = install_fix("Add " + bin + " to PATH now and for every new shell of this user" +
-                            (ctx.options().image_mode ? " (in a Dockerfile: ENV PATH=\"${PATH}:" + bin + "\")" : "") + ".",
-                        {line, persist_command(host, line, bin)}, false);
+  Fix fix = make_fix(kCheckId,
+                     "Add " + bin + " to PATH now and for every new shell of this user" +
+                         (ctx.options().image_mode ? " (in a Dockerfile: ENV PATH=\"${PATH}:" + bin + "\")" : "") + ".",
+                     {line, persist_command(host, line, bin)});
   fix.needs_relogin = false;
   return make_finding("rocm.bin-not-on-path", Severity::warning, join(tools, " and ") + " are in " + active.bin_dir +
                                                                      ", which is not on PATH")

@@ -93,14 +93,6 @@ std::string text_of(const json& object, const char* key) {
   return object[key].get<std::string>();
 }
 
-Fix fix_of(std::string description, std::vector<std::string> commands) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 void add_python_evidence(const Host& host, const json& result, Finding& finding) {
   const auto executable = text_of(result, "executable");
   if (!executable.empty()) finding.with_evidence("python", executable + " " + text_of(result, "version"));
@@ -129,8 +121,9 @@ Fix wheel_fix(const CheckContext& ctx, const std::string& python) {
                               major_minor_of(release), wheel.index, wheel.torch);
   }
   const auto py = shell_quote(python.empty() ? std::string("python3") : python);
-  return fix_of(description, {py + " -m pip uninstall -y torch torchvision torchaudio",
-                              py + " -m pip install torch==" + wheel.torch + " --index-url " + wheel.url});
+  return make_fix(kCheckId, description,
+                  {py + " -m pip uninstall -y torch torchvision torchaudio",
+                   py + " -m pip install torch==" + wheel.torch + " --index-url " + wheel.url});
 }
 
 bool amd_gpu_expected(const CheckContext& ctx) {
@@ -247,8 +240,9 @@ class TorchCheck final : public Check {
                                   "libraries (LD_LIBRARY_PATH or LD_PRELOAD putting another release's libraries in "
                                   "front of the wheel's own) or a broken install.");
       probe_support::with_stderr(finding, outcome, "python");
-      finding.with_fix(fix_of("Run the import yourself to see the full error, without LD_LIBRARY_PATH overrides.",
-                              {"env -u LD_LIBRARY_PATH -u LD_PRELOAD python3 -c 'import torch; print(torch.__version__)'"}));
+      finding.with_fix(
+          make_fix(kCheckId, "Run the import yourself to see the full error, without LD_LIBRARY_PATH overrides.",
+                   {"env -u LD_LIBRARY_PATH -u LD_PRELOAD python3 -c 'import torch; print(torch.__version__)'"}));
       return finding;
     }
     auto finding = make_finding("torch.probe-failed", Severity::warning,
@@ -258,7 +252,7 @@ class TorchCheck final : public Check {
                        .because("The PyTorch state is unknown. A cold import of a ROCm wheel reads several GB from "
                                 "disk; a hang usually sits in GPU initialisation.");
     probe_support::with_stderr(finding, outcome, "python");
-    finding.with_fix(fix_of("Give the probe more time.", {"rocm-doctor --only torch --probe-timeout 30"}));
+    finding.with_fix(make_fix(kCheckId, "Give the probe more time.", {"rocm-doctor --only torch --probe-timeout 30"}));
     return finding;
   }
 
@@ -351,7 +345,7 @@ class TorchCheck final : public Check {
             break;
           }
         }
-        finding.with_fix(fix_of(description, commands));
+        finding.with_fix(make_fix(kCheckId, description, commands));
         findings.push_back(std::move(finding));
       }
     }
@@ -368,7 +362,7 @@ class TorchCheck final : public Check {
                                   "machine: {}.",
                                   join(reasons, "; ")));
       add_python_evidence(ctx.host(), result, finding);
-      finding.with_fix(fix_of("Fix the findings named above, then run this check again.", {}));
+      finding.with_fix(make_fix(kCheckId, "Fix the findings named above, then run this check again.", {}));
       findings.push_back(std::move(finding));
     }
     const auto& install = ctx.fact<RocmInstallation>();

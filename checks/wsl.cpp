@@ -69,14 +69,6 @@ const Data& data() {
   return parsed;
 }
 
-Fix windows_fix(std::string description, std::vector<std::string> commands) {
-  Fix fix;
-  fix.description = std::move(description);
-  fix.commands = std::move(commands);
-  fix.verify = verify_command(kCheckId);
-  return fix;
-}
-
 std::string distro_name(const Host& host) { return host.env("WSL_DISTRO_NAME").value_or("Ubuntu"); }
 
 Finding no_dxg_finding(const Host& host, const SystemFacts& facts) {
@@ -92,12 +84,13 @@ Finding no_dxg_finding(const Host& host, const SystemFacts& facts) {
           .with_evidence("/proc/sys/kernel/osrelease", facts.kernel_release);
   const auto distro = distro_name(host);
   if (wsl1) {
-    return finding.with_fix(windows_fix("Convert this distribution to WSL2, in PowerShell on Windows:",
-                                        {shell_command({"wsl", "--set-version", distro, "2"})}));
+    return finding.with_fix(make_fix(kCheckId, "Convert this distribution to WSL2, in PowerShell on Windows:",
+                                     {shell_command({"wsl", "--set-version", distro, "2"})}));
   }
-  return finding.with_fix(windows_fix("Update WSL and install the current AMD Adrenalin driver on Windows, then "
-                                      "restart WSL, in PowerShell on Windows:",
-                                      {"wsl --update", "wsl --shutdown"}));
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Update WSL and install the current AMD Adrenalin driver on Windows, then "
+                                   "restart WSL, in PowerShell on Windows:",
+                                   {"wsl --update", "wsl --shutdown"}));
 }
 
 std::vector<std::string> runtime_dirs(const CheckContext& ctx) {
@@ -162,9 +155,10 @@ std::optional<Finding> runtime_finding(const CheckContext& ctx, std::vector<Evid
                              "the ROCm WSL runtime loads them to reach /dev/dxg.",
                              data().lib_dir))
         .with_evidence(data().dxcore, "absent")
-        .with_fix(windows_fix("Update WSL and reinstall the AMD driver on Windows, then restart WSL, in PowerShell "
-                              "on Windows:",
-                              {"wsl --update", "wsl --shutdown"}));
+        .with_fix(make_fix(kCheckId,
+                           "Update WSL and reinstall the AMD driver on Windows, then restart WSL, in PowerShell "
+                           "on Windows:",
+                           {"wsl --update", "wsl --shutdown"}));
   }
   ok_evidence.push_back({data().dxcore, "present"});
   if (const auto library = find_librocdxg(ctx)) {
@@ -278,13 +272,15 @@ class WslCheck final : public Check {
                        fmt::format("{} is not on ROCm-on-WSL's support list",
                                    gpu.name.empty() ? gpu.gfx : gpu.name + " (" + gpu.gfx + ")"))
               .because("ROCm under WSL supports far fewer GPUs than native Linux (RDNA3/RDNA4 Radeon and a few "
-                       "Ryzen AI APUs): " + supported_names() +
+                       "Ryzen AI APUs): " +
+                       supported_names() +
                        ". HSA_OVERRIDE_GFX_VERSION does not help when the WSL runtime finds no WDDM adapter it "
                        "supports.")
               .with_evidence(gpu.source, gpu.gfx)
-              .with_fix(windows_fix("Use a listed GPU, or run ROCm on native Linux (dual boot) where this GPU's "
-                                    "support follows the regular ROCm list",
-                                    {})));
+              .with_fix(make_fix(kCheckId,
+                                 "Use a listed GPU, or run ROCm on native Linux (dual boot) where this GPU's "
+                                 "support follows the regular ROCm list",
+                                 {})));
     }
     if (healthy) {
       auto ok = make_finding("wsl.ok", Severity::ok, "ROCm's WSL path is in place: /dev/dxg and the WSL runtime")

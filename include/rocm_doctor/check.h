@@ -104,6 +104,17 @@ const Check* find_check(std::string_view id);
 // The verify line a fix should carry for a check.
 std::string verify_command(std::string_view check_id);
 
+// What applying a fix takes beyond pasting its commands.
+struct FixNeeds {
+  bool root = false;
+  bool reboot = false;
+  bool relogin = false;
+};
+
+// A fix of `check_id`'s findings: its verify line re-runs that check.
+Fix make_fix(std::string_view check_id, std::string description, std::vector<std::string> commands = {},
+             FixNeeds needs = {});
+
 }  // namespace rocm_doctor
 
 #define ROCM_DOCTOR_CONCAT_INNER(a, b) a##b

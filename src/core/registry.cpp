@@ -49,4 +49,15 @@ const Check* find_check(std::string_view id) {
 
 std::string verify_command(std::string_view check_id) { return "rocm-doctor --only " + std::string(check_id); }
 
+Fix make_fix(std::string_view check_id, std::string description, std::vector<std::string> commands, FixNeeds needs) {
+  Fix fix;
+  fix.description = std::move(description);
+  fix.commands = std::move(commands);
+  fix.needs_root = needs.root;
+  fix.needs_reboot = needs.reboot;
+  fix.needs_relogin = needs.relogin;
+  fix.verify = verify_command(check_id);
+  return fix;
+}
+
 }  // namespace rocm_doctor
