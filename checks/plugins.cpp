@@ -198,8 +198,15 @@ Finding plugin_failed(const Json& plugin, const std::string& reason) {
 }
 
 // One plugin's entry of the record: its findings and the doctor's.
+// A plugin that answered, for plugin.ran.
+struct Answered {
+  std::string name;
+  std::string path;
+  std::string detail;  // "2 findings in 45 ms"
+};
+
 void judge_plugin(const Json& plugin, const Identity& identity, const std::set<std::string, std::less<>>& builtin_ids,
-                  std::vector<Finding>& findings, std::vector<std::string>& ran) {
+                  std::vector<Finding>& findings, std::vector<Answered>& ran) {
   const auto status = plugin.value("status", "");
   if (status == "refused") {
     findings.push_back(unsafe_file(plugin, identity));
@@ -219,8 +226,24 @@ void judge_plugin(const Json& plugin, const Identity& identity, const std::set<s
     if (finding.evidence.empty()) finding.with_evidence("site plugin " + name, plugin.value("path", ""));
     findings.push_back(std::move(finding));
   }
-  ran.push_back(fmt::format("{} ({} finding{}, {} ms)", name, answer->size(), answer->size() == 1 ? "" : "s",
-                            plugin.value("elapsed_ms", 0)));
+  ran.push_back({name, plugin.value("path", ""),
+                 fmt::format("{} finding{} in {} ms", answer->size(), answer->size() == 1 ? "" : "s",
+                             plugin.value("elapsed_ms", 0))});
+}
+
+// "3 site plugins ran: a, b, c" (the first few names; each one in the evidence).
+Finding plugins_ran(const std::vector<Answered>& ran) {
+  constexpr std::size_t kNamesInSummary = 8;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < ran.size() && i < kNamesInSummary; ++i) names.push_back(ran[i].name);
+  if (ran.size() > kNamesInSummary) names.push_back(fmt::format("and {} more", ran.size() - kNamesInSummary));
+  auto finding = make_finding("plugin.ran", Severity::ok,
+                              fmt::format("{} site plugin{} ran: {}", ran.size(), ran.size() == 1 ? "" : "s",
+                                          join(names, ", ")));
+  finding.because("Their findings carry ids of the form site.<plugin>.<id>; a plugin that fails is reported as "
+                  "plugin.failed instead.");
+  for (const auto& plugin : ran) finding.with_evidence(plugin.path, plugin.detail);
+  return finding;
 }
 
 class PluginsCheck final : public Check {
@@ -249,16 +272,10 @@ class PluginsCheck final : public Check {
       if (state == "unreadable") findings.push_back(unreadable_folder(folder));
     }
     const auto builtin_ids = builtin_finding_ids();
-    std::vector<std::string> ran;
+    std::vector<Answered> ran;
     const auto plugins = record->value("plugins", Json::array());
     for (const auto& plugin : plugins) judge_plugin(plugin, identity, builtin_ids, findings, ran);
-    if (!ran.empty()) {
-      findings.push_back(make_finding("plugin.ran", Severity::ok,
-                                      fmt::format("{} site plugin{} ran: {}", ran.size(), ran.size() == 1 ? "" : "s",
-                                                  join(ran, ", ")))
-                             .because("Their findings above carry ids of the form site.<plugin>.<id>.")
-                             .with_evidence("plugin folders", join(looked_in, ", ")));
-    }
+    if (!ran.empty()) findings.push_back(plugins_ran(ran));
     if (findings.empty() && plugins.empty()) {
       return CheckOutcome::skipped("no site plugins installed (looked in " + join(looked_in, ", ") + ")");
     }

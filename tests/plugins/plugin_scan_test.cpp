@@ -177,6 +177,15 @@ TEST_F(ScanFolder, AFolderOwnedByAnotherUserIsRefused) {
   EXPECT_EQ(ours(result).problem, "owned by uid 65534, not root");
 }
 
+TEST_F(ScanFolder, AFolderWritableByAnotherGroupIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to hand the folder to another group";
+  ASSERT_EQ(::chown(folder_.c_str(), 0, 65534), 0);
+  ASSERT_EQ(::chmod(folder_.c_str(), 0775), 0);
+  const auto result = scan();
+  EXPECT_EQ(ours(result).state, FolderState::unsafe);
+  EXPECT_EQ(ours(result).problem, "writable by group gid 65534 (mode 0775)");
+}
+
 TEST_F(ScanFolder, AMissingFolderIsNoProblem) {
   const auto result = scan_plugins(LiveHost{}, {(dir_.path() / "absent").string()});
   EXPECT_EQ(result.folders.back().state, FolderState::missing);

@@ -67,8 +67,22 @@ TEST(PluginsCheck, APluginsFindingsComeThroughWithTheirFix) {
   EXPECT_EQ(site->evidence[0].value, "/srv/checks/scratch.sh");
   const auto* ran = find_finding(report, "plugin.ran");
   ASSERT_NE(ran, nullptr);
-  EXPECT_EQ(ran->summary, "1 site plugin ran: scratch (1 finding, 7 ms)");
+  EXPECT_EQ(ran->summary, "1 site plugin ran: scratch");
+  ASSERT_EQ(ran->evidence.size(), 1U);
+  EXPECT_EQ(ran->evidence[0].source, "/srv/checks/scratch.sh");
+  EXPECT_EQ(ran->evidence[0].value, "1 finding in 7 ms");
   EXPECT_EQ(report.checks[0].status, CheckStatus::warning);
+}
+
+TEST(PluginsCheck, ManyPluginsAreSummedUpWithTheirNamesInTheEvidence) {
+  Json plugins = Json::array();
+  for (int i = 1; i <= 10; ++i) plugins.push_back(ok_plugin("p" + std::to_string(i), Json::array()));
+  const auto report = run_with(record({folder("/srv/checks", "ok")}, plugins));
+  const auto* ran = find_finding(report, "plugin.ran");
+  ASSERT_NE(ran, nullptr);
+  EXPECT_EQ(ran->summary, "10 site plugins ran: p1, p2, p3, p4, p5, p6, p7, p8, and 2 more");
+  EXPECT_EQ(ran->evidence.size(), 10U);
+  EXPECT_EQ(ran->evidence[9].value, "0 findings in 7 ms");
 }
 
 TEST(PluginsCheck, ALyingPluginFailsAndNoneOfItsFindingsAreShown) {

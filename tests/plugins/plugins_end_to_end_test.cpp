@@ -92,6 +92,21 @@ TEST_F(PluginRun, ShellAndPythonPluginsAnswerWithTheirFindings) {
   EXPECT_EQ(doctor({"--fail-on", "warning"}).exit_code, 1);
 }
 
+// The environment summary holds the ROCm variables that are set, never others.
+TEST_F(PluginRun, PluginsSeeOnlyTheRocmVariables) {
+  add("facts.py");
+  const auto result = testing::run_doctor(
+      {"--only", "plugins", "--json", "--plugin-dir", folder_.string()},
+      {{"HOME", home_.string()}, {"HIP_VISIBLE_DEVICES", "0"}, {"ROCM_DOCTOR_TEST_SECRET", "hunter2"}});
+  const auto findings = findings_of(result.out);
+  const auto* facts = with_id(findings, "site.facts.facts-seen");
+  ASSERT_NE(facts, nullptr) << result.out;
+  const auto names = facts->at("evidence")[1]["value"].get<std::string>();
+  EXPECT_NE(names.find("HIP_VISIBLE_DEVICES"), std::string::npos) << names;
+  EXPECT_EQ(names.find("ROCM_DOCTOR_TEST_SECRET"), std::string::npos) << names;
+  EXPECT_EQ(names.find("PATH"), std::string::npos) << names;
+}
+
 TEST_F(PluginRun, CrashingPluginsBecomeFailedFindings) {
   add("crash.sh");
   add("abort.py");
@@ -125,7 +140,9 @@ TEST_F(PluginRun, AHangingPluginIsKilledWithItsWholeGroup) {
     // Gone, or a zombie waiting for init: either way no longer running.
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     std::string line;
-    if (std::getline(stat, line)) EXPECT_NE(line.find(") Z "), std::string::npos) << "still running: " << line;
+    if (std::getline(stat, line)) {
+      EXPECT_NE(line.find(") Z "), std::string::npos) << "still running: " << line;
+    }
   }
 }
 

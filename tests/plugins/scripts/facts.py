@@ -13,6 +13,7 @@ findings = [{
     "severity": "info",
     "summary": f"protocol {facts['protocol']}, doctor {facts['doctor']['version']}, "
                f"{len(facts['gpus'])} GPUs, prefix {facts['plugin']['id_prefix']}",
-    "evidence": [{"source": "stdin", "value": ",".join(sorted(facts))}],
+    "evidence": [{"source": "stdin", "value": ",".join(sorted(facts))},
+                 {"source": "environment", "value": ",".join(sorted(facts["environment"]))}],
 }]
 json.dump({"protocol": 1, "findings": findings}, sys.stdout)
