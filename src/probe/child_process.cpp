@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,32 +61,51 @@ bool make_pipe(Pipe& pipe) {
   return true;
 }
 
-// The child's stdin when it gets input: a socket pair rather than a pipe, so
-// writing after the child went away fails with EPIPE under MSG_NOSIGNAL
-// instead of raising SIGPIPE in the whole doctor. `read` is the child's end
-// (it can only read), `write` ours (non-blocking).
-bool make_input_channel(Pipe& channel) {
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
-  channel.read = Fd(fds[0]);
-  channel.write = Fd(fds[1]);
-  ::shutdown(fds[0], SHUT_WR);
-  ::shutdown(fds[1], SHUT_RD);
-  return ::fcntl(fds[1], F_SETFL, O_NONBLOCK) == 0;
+// The child's stdin when it gets input: a pipe whose write end (ours) does
+// not block, so it is fed while the child's output is drained.
+bool make_input_pipe(Pipe& channel) {
+  return make_pipe(channel) && ::fcntl(channel.write.get(), F_SETFL, O_NONBLOCK) == 0;
 }
 
-// Sends what the socket takes now; closes our end when everything went or
+// Writing to a pipe whose reader is gone raises SIGPIPE, which would end the
+// whole doctor. While this thread feeds a child the signal is blocked here
+// (it is sent to the writing thread), and one that arrived is taken off again
+// before the mask is restored. Created after fork, so no child inherits it.
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked() {
+    ::sigemptyset(&pipe_);
+    ::sigaddset(&pipe_, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_, &previous_);
+  }
+  ~SigpipeBlocked() {
+    sigset_t pending;
+    ::sigemptyset(&pending);
+    if (!::sigismember(&previous_, SIGPIPE) && ::sigpending(&pending) == 0 && ::sigismember(&pending, SIGPIPE) == 1) {
+      const timespec now{};
+      ::sigtimedwait(&pipe_, nullptr, &now);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t previous_{};
+};
+
+// Writes what the pipe takes now; closes our end when everything went or
 // the child stopped reading (its stdin then ends).
 void feed_input(Fd& channel, const std::string& input, std::size_t& written) {
   while (written < input.size()) {
-    const ssize_t count = ::send(channel.get(), input.data() + written, input.size() - written,
-                                 MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t count = ::write(channel.get(), input.data() + written, input.size() - written);
     if (count > 0) {
       written += static_cast<std::size_t>(count);
       continue;
     }
     if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-    break;  // EPIPE, ECONNRESET: the child is not reading any more
+    break;  // EPIPE: the child is not reading any more
   }
   channel.reset();
 }
@@ -189,8 +207,8 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   Pipe status;
   Pipe input;  // read: the child's stdin; write: ours, when there is input
   if (options.input) {
-    if (!make_input_channel(input)) {
-      result.exec_error = std::string("cannot create the input socket: ") + std::strerror(errno);
+    if (!make_input_pipe(input)) {
+      result.exec_error = std::string("cannot create the input pipe: ") + std::strerror(errno);
       return finish();
     }
   } else {
@@ -231,7 +249,11 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   std::size_t out_total = 0;
   static const std::string no_input;
   const std::string& input_data = options.input ? *options.input : no_input;
-  if (input.write.get() >= 0) feed_input(input.write, input_data, result.in_written);
+  std::optional<SigpipeBlocked> sigpipe_blocked;
+  if (input.write.get() >= 0) {
+    sigpipe_blocked.emplace();
+    feed_input(input.write, input_data, result.in_written);
+  }
   while (!reaped) {
     int wait_status = 0;
     const pid_t done = ::waitpid(pid, &wait_status, WNOHANG);

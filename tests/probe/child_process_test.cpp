@@ -1,6 +1,7 @@
 // The isolation layer: bounded output, timeouts that kill the whole group,
 // crashes and exec failures reported, and never a zombie.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -155,6 +156,13 @@ TEST(ChildProcess, AChildThatIgnoresItsInputIsNoProblem) {
   EXPECT_EQ(result.out, "early\n");
   EXPECT_LT(result.in_written, options.input->size());
   expect_no_zombies();
+  // SIGPIPE was blocked only while feeding, and the one the write raised is gone.
+  sigset_t mask;
+  sigset_t pending;
+  ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &mask), 0);
+  ASSERT_EQ(::sigpending(&pending), 0);
+  EXPECT_EQ(::sigismember(&mask, SIGPIPE), 0);
+  EXPECT_EQ(::sigismember(&pending, SIGPIPE), 0);
 }
 // probe_outcome: how a finished child is judged.
 TEST(ProbeOutcome, JudgesEveryWayAChildCanEnd) {
