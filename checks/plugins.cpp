@@ -24,8 +24,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::string_view kVerify = "rocm-doctor --only plugins";
-
 Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
 
 // Only the variables ROCm documents (checks/data/env_variables.json): never
@@ -96,17 +94,16 @@ std::string node_text(const Json& entry) {
 
 // chmod/chown commands that make `path` trustworthy again, for what is wrong.
 Fix ownership_fix(const std::string& path, const Json& entry, const Identity& identity, bool user_folder) {
-  Fix fix;
-  fix.description = "Let only root (or you, for your own folder) write there, then run the doctor again";
+  std::vector<std::string> commands;
   const auto problem = entry.value("problem", "");
   if (problem.find("owned by uid") != std::string::npos) {
     const std::string owner = user_folder && identity.uid != 0 && !identity.user.empty() ? identity.user + ":" : "root:";
-    fix.commands.push_back(shell_command({"chown", owner, path}));
+    commands.push_back(shell_command({"chown", owner, path}));
   }
-  if (problem.find("writable by") != std::string::npos) fix.commands.push_back(shell_command({"chmod", "go-w", path}));
-  fix.needs_root = entry.value("uid", 0U) != identity.uid || !user_folder;
-  fix.verify = std::string(kVerify);
-  return fix;
+  if (problem.find("writable by") != std::string::npos) commands.push_back(shell_command({"chmod", "go-w", path}));
+  const bool needs_root = entry.value("uid", 0U) != identity.uid || !user_folder;
+  return make_fix("plugins", "Let only root (or you, for your own folder) write there, then run the doctor again",
+                  std::move(commands), {.root = needs_root});
 }
 
 Finding unsafe_folder(const Json& folder, const Identity& identity) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "plugins/plugin_runner.h"
+#include "rocm_doctor/check.h"
 
 namespace rocm_doctor::plugins {
 
@@ -116,7 +117,7 @@ Parsed<Fix> parse_fix(const Json& json, const std::string& where) {
   }
   auto verify = text(json, "verify", where, false);
   if (!verify) return tl::unexpected(verify.error());
-  fix.verify = verify->empty() ? "rocm-doctor --only plugins" : std::move(*verify);
+  fix.verify = verify->empty() ? verify_command("plugins") : std::move(*verify);
   return fix;
 }
 
