@@ -62,7 +62,8 @@ nlohmann::json run_one(const ScannedPlugin& plugin, const nlohmann::json& facts,
   child.stderr_tail = kStderrTail;
   child.extra_env = {"ROCM_DOCTOR_PLUGIN_PROTOCOL=" + std::to_string(kProtocol)};
   child.input = plugin_input(facts, plugin).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  spdlog::debug("plugin {}: running {}", plugin.name, plugin.path);
+  spdlog::debug("plugin {}: running {} with input {}", plugin.name, plugin.path,
+                std::string_view(*child.input).substr(0, child.input->size() - 1));
   auto outcome = plugin_run_outcome(probe::run_child({plugin.path}, child), options.timeout);
   spdlog::debug("plugin {}: {} in {} ms", plugin.name, outcome.value("status", ""), outcome.value("elapsed_ms", 0));
   return outcome;
