@@ -93,17 +93,37 @@ std::string node_text(const Json& entry) {
 }
 
 // chmod/chown commands that make `path` trustworthy again, for what is wrong.
+// `user_folder`: the path is in the user's own plugin folder, which becomes
+// theirs again rather than root's. Giving a path away, or changing one that
+// is someone else's, takes root: those commands call sudo, as the doctor's
+// other fixes do (not in a root run, where sudo may not even exist).
 Fix ownership_fix(const std::string& path, const Json& entry, const Identity& identity, bool user_folder) {
-  std::vector<std::string> commands;
   const auto problem = entry.value("problem", "");
-  if (problem.find("owned by uid") != std::string::npos) {
+  const bool chown = problem.find("owned by uid") != std::string::npos;
+  const bool chmod = problem.find("writable by") != std::string::npos;
+  const bool needs_root = chown || entry.value("uid", 0U) != identity.uid;
+  std::vector<std::string> sudo;
+  if (needs_root && identity.uid != 0) sudo.emplace_back("sudo");
+  const auto command = [&](std::vector<std::string> words) {
+    words.insert(words.begin(), sudo.begin(), sudo.end());
+    return shell_command(words);
+  };
+  std::vector<std::string> commands;
+  if (chown) {
     const std::string owner = user_folder && identity.uid != 0 && !identity.user.empty() ? identity.user + ":" : "root:";
-    commands.push_back(shell_command({"chown", owner, path}));
+    commands.push_back(command({"chown", owner, path}));
   }
-  if (problem.find("writable by") != std::string::npos) commands.push_back(shell_command({"chmod", "go-w", path}));
-  const bool needs_root = entry.value("uid", 0U) != identity.uid || !user_folder;
+  if (chmod) commands.push_back(command({"chmod", "go-w", path}));
   return make_fix("plugins", "Let only root (or you, for your own folder) write there, then run the doctor again",
                   std::move(commands), {.root = needs_root});
+}
+
+bool in_user_folder(const Json& plugin, const Json& record) {
+  const auto folder = plugin.value("folder", "");
+  for (const auto& entry : record.value("folders", Json::array())) {
+    if (entry.value("path", "") == folder) return entry.value("origin", "") == "user";
+  }
+  return false;
 }
 
 Finding unsafe_folder(const Json& folder, const Identity& identity) {
@@ -130,7 +150,7 @@ Finding unreadable_folder(const Json& folder) {
       .with_evidence(path, folder.value("problem", ""));
 }
 
-Finding unsafe_file(const Json& plugin, const Identity& identity) {
+Finding unsafe_file(const Json& plugin, const Identity& identity, bool user_folder) {
   const auto path = plugin.value("path", "");
   auto finding = make_finding(
       "plugin.unsafe-file", Severity::warning,
@@ -139,7 +159,7 @@ Finding unsafe_file(const Json& plugin, const Identity& identity) {
       .because("A plugin file that anyone but root (or you) can change could be made to run anything with the "
                "doctor's rights, so it was not run and its checks are missing from this report.")
       .with_evidence(path, node_text(plugin))
-      .with_fix(ownership_fix(path, plugin, identity, false));
+      .with_fix(ownership_fix(path, plugin, identity, user_folder));
   return finding;
 }
 
@@ -202,11 +222,12 @@ struct Answered {
   std::string detail;  // "2 findings in 45 ms"
 };
 
-void judge_plugin(const Json& plugin, const Identity& identity, const std::set<std::string, std::less<>>& builtin_ids,
-                  std::vector<Finding>& findings, std::vector<Answered>& ran) {
+void judge_plugin(const Json& plugin, const Json& record, const Identity& identity,
+                  const std::set<std::string, std::less<>>& builtin_ids, std::vector<Finding>& findings,
+                  std::vector<Answered>& ran) {
   const auto status = plugin.value("status", "");
   if (status == "refused") {
-    findings.push_back(unsafe_file(plugin, identity));
+    findings.push_back(unsafe_file(plugin, identity, in_user_folder(plugin, record)));
     return;
   }
   if (status != "ok") {
@@ -271,7 +292,7 @@ class PluginsCheck final : public Check {
     const auto builtin_ids = builtin_finding_ids();
     std::vector<Answered> ran;
     const auto plugins = record->value("plugins", Json::array());
-    for (const auto& plugin : plugins) judge_plugin(plugin, identity, builtin_ids, findings, ran);
+    for (const auto& plugin : plugins) judge_plugin(plugin, *record, identity, builtin_ids, findings, ran);
     if (!ran.empty()) findings.push_back(plugins_ran(ran));
     if (findings.empty() && plugins.empty()) {
       return CheckOutcome::skipped("no site plugins installed (looked in " + join(looked_in, ", ") + ")");

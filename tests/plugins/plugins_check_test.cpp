@@ -146,8 +146,21 @@ TEST(PluginsCheck, AnUnsafeFolderNamesOwnerModeAndTheFix) {
   EXPECT_EQ(unsafe->evidence[0].value, "mode 0777, owner uid 1001, group gid 1001");
   ASSERT_EQ(unsafe->fixes.size(), 1U);
   EXPECT_EQ(unsafe->fixes[0].commands,
-            (std::vector<std::string>{"chown root: '/srv/site checks'", "chmod go-w '/srv/site checks'"}));
+            (std::vector<std::string>{"sudo chown root: '/srv/site checks'", "sudo chmod go-w '/srv/site checks'"}));
   EXPECT_TRUE(unsafe->fixes[0].needs_root);
+}
+
+// alice's own world-writable folder: she can chmod it herself.
+TEST(PluginsCheck, TheUsersOwnFolderNeedsNoRootToFix) {
+  Json own = folder("/home/alice/.config/rocm-doctor/checks.d", "unsafe",
+                    {{"problem", "writable by every user (mode 0777)"}, {"uid", 1000}, {"gid", 1000}, {"mode", "0777"}});
+  own["origin"] = "user";
+  const auto report = run_with(record({own}, Json::array()));
+  const auto* unsafe = find_finding(report, "plugin.unsafe-folder");
+  ASSERT_NE(unsafe, nullptr);
+  EXPECT_EQ(unsafe->fixes[0].commands,
+            (std::vector<std::string>{"chmod go-w /home/alice/.config/rocm-doctor/checks.d"}));
+  EXPECT_FALSE(unsafe->fixes[0].needs_root);
 }
 
 TEST(PluginsCheck, AnUnsafeFileAndAnUnreadableFolder) {
@@ -159,7 +172,8 @@ TEST(PluginsCheck, AnUnsafeFileAndAnUnreadableFolder) {
       {refused}));
   const auto* file = find_finding(report, "plugin.unsafe-file");
   ASSERT_NE(file, nullptr);
-  EXPECT_EQ(file->fixes[0].commands, (std::vector<std::string>{"chmod go-w /srv/checks/open.sh"}));
+  EXPECT_EQ(file->fixes[0].commands, (std::vector<std::string>{"sudo chmod go-w /srv/checks/open.sh"}));
+  EXPECT_TRUE(file->fixes[0].needs_root);
   const auto* unreadable = find_finding(report, "plugin.folder-unreadable");
   ASSERT_NE(unreadable, nullptr);
   EXPECT_EQ(unreadable->severity, Severity::info);

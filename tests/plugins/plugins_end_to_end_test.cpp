@@ -80,7 +80,7 @@ TEST_F(PluginRun, ShellAndPythonPluginsAnswerWithTheirFindings) {
   const auto* scratch = with_id(findings, "site.scratch.scratch-full");
   ASSERT_NE(scratch, nullptr) << result.out;
   EXPECT_EQ(scratch->at("severity"), "warning");
-  EXPECT_EQ(scratch->at("fix")[0]["commands"][0], "find /scratch -maxdepth 1 -mtime +30 -exec rm -rf {} +");
+  EXPECT_EQ(scratch->at("fix")[0]["commands"][0], "sudo find /scratch -maxdepth 1 -mtime +30 -exec rm -rf {} +");
   EXPECT_EQ(scratch->at("fix")[0]["needs_root"], true);
   // facts.py read the facts document and said what was in it.
   const auto* facts = with_id(findings, "site.facts.facts-seen");

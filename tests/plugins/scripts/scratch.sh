@@ -16,7 +16,7 @@ cat <<'JSON'
    "detail": "Jobs write their MIOpen caches to /scratch.",
    "evidence": [{"source": "df /scratch", "value": "97%"}],
    "fix": [{"description": "Clean old job folders",
-            "commands": ["find /scratch -maxdepth 1 -mtime +30 -exec rm -rf {} +"],
+            "commands": ["sudo find /scratch -maxdepth 1 -mtime +30 -exec rm -rf {} +"],
             "needs_root": true}]}
  ]}
 JSON
