@@ -183,8 +183,9 @@ std::string failure_reason(const Json& plugin) {
   if (status == "exit-code") return fmt::format("exited with status {}", plugin.value("exit_code", -1));
   if (status == "invalid-output") return "gave no valid answer: " + plugin.value("problem", "");
   if (status == "exec-failed") return "could not be started: " + plugin.value("error", "");
-  if (status == "duplicate") return "was not run: " + plugin.value("problem", "");
-  if (status == "bad-name" || status == "broken") return "was not run: " + plugin.value("problem", "");
+  if (status == "duplicate" || status == "bad-name" || status == "broken") {
+    return "was not run: " + plugin.value("problem", "");
+  }
   return "ended in an unknown way ('" + status + "')";
 }
 
@@ -203,10 +204,11 @@ Finding plugin_failed(const Json& plugin, const std::string& reason) {
   const auto path = plugin.value("path", "");
   auto finding = make_finding("plugin.failed", Severity::warning,
                               fmt::format("Site plugin '{}' {}", name.empty() ? path : name, reason));
-  finding
-      .because("The checks this plugin makes for your site did not run, so this report says nothing about them. "
-               "The plugin's author can reproduce the run with the input in docs/plugins.md.")
-      .with_evidence(path, how_it_ended(plugin));
+  std::string why =
+      "The checks this plugin makes for your site did not run, so this report says nothing about them. Its author "
+      "can replay the run by hand: `rocm-doctor -v` logs the exact input it got (docs/plugins.md).";
+  if (plugin.value("status", "") == "timeout") why += " If it is merely slow, give it more time with --probe-timeout.";
+  finding.because(std::move(why)).with_evidence(path, how_it_ended(plugin));
   if (const auto err = stderr_lines(plugin); !err.empty()) finding.with_evidence("stderr of " + name, err);
   if (const auto head = plugin.value("stdout_head", ""); !head.empty()) {
     finding.with_evidence("stdout of " + name, std::string(trim(head)));
@@ -214,7 +216,6 @@ Finding plugin_failed(const Json& plugin, const std::string& reason) {
   return finding;
 }
 
-// One plugin's entry of the record: its findings and the doctor's.
 // A plugin that answered, for plugin.ran.
 struct Answered {
   std::string name;
@@ -222,6 +223,7 @@ struct Answered {
   std::string detail;  // "2 findings in 45 ms"
 };
 
+// One plugin's entry of the record: its findings and the doctor's.
 void judge_plugin(const Json& plugin, const Json& record, const Identity& identity,
                   const std::set<std::string, std::less<>>& builtin_ids, std::vector<Finding>& findings,
                   std::vector<Answered>& ran) {
