@@ -17,6 +17,8 @@
 namespace rocm_doctor {
 namespace {
 
+constexpr std::string_view kCheckId = "gpu-arch";
+
 constexpr std::string_view kVariable = "HSA_OVERRIDE_GFX_VERSION";
 
 // What the installed release carries, and how we know.
@@ -149,40 +151,38 @@ std::vector<std::string> removal_commands(const std::vector<Location>& locations
   return commands;
 }
 
+// The user's ~/.profile: its path when the passwd entry names the home
+// folder, else "$HOME"/.profile for the shell to expand (a quoted '~' is not).
+std::string profile_path(const Host& host) {
+  const auto home = home_of(host);
+  return home.empty() ? std::string("\"$HOME\"/.profile") : shell_quote(home + "/.profile");
+}
+
 Fix set_override_fix(const Host& host, const std::string& variable, const std::string& value,
                      const std::vector<Location>& locations) {
-  Fix fix;
-  fix.description = fmt::format("Set {}={} for your login (~/.profile), and now in this shell", variable, value);
   const auto line = fmt::format("export {}={}", variable, value);
-  fix.commands.push_back(line);
-  for (auto& command : removal_commands(locations, fix.needs_root)) fix.commands.push_back(std::move(command));
-  const auto home = home_of(host);
-  fix.commands.push_back("echo " + shell_quote(line) + " >> " + shell_quote(home.empty() ? "~/.profile" : home + "/.profile"));
-  fix.needs_relogin = true;
-  fix.verify = verify_command("gpu-arch");
-  return fix;
+  std::vector<std::string> commands = {line};
+  bool needs_root = false;
+  for (auto& command : removal_commands(locations, needs_root)) commands.push_back(std::move(command));
+  commands.push_back("echo " + shell_quote(line) + " >> " + profile_path(host));
+  return make_fix(kCheckId, fmt::format("Set {}={} for your login (~/.profile), and now in this shell", variable, value),
+                  std::move(commands), {.root = needs_root, .relogin = true});
 }
 
 Fix system_wide_fix(const std::string& variable, const std::string& value) {
-  Fix fix;
-  fix.description = "Or, for every user of this machine, a profile.d file (not /etc/profile itself)";
-  fix.commands.push_back("echo " + shell_quote(fmt::format("export {}={}", variable, value)) +
-                         " | sudo tee /etc/profile.d/rocm-gfx-override.sh");
-  fix.needs_root = true;
-  fix.needs_relogin = true;
-  fix.verify = verify_command("gpu-arch");
-  return fix;
+  return make_fix(kCheckId, "Or, for every user of this machine, a profile.d file (not /etc/profile itself)",
+                  {"echo " + shell_quote(fmt::format("export {}={}", variable, value)) +
+                   " | sudo tee /etc/profile.d/rocm-gfx-override.sh"},
+                  {.root = true, .relogin = true});
 }
 
 Fix remove_override_fix(const Subject& subject, const std::vector<Location>& locations) {
-  Fix fix;
-  fix.description = fmt::format("Remove {} (comment out the lines that set it, then start a new login)",
-                                subject.variable);
-  fix.commands.push_back("unset " + subject.variable);
-  for (auto& command : removal_commands(locations, fix.needs_root)) fix.commands.push_back(std::move(command));
-  fix.needs_relogin = !locations.empty();
-  fix.verify = verify_command("gpu-arch");
-  return fix;
+  std::vector<std::string> commands = {"unset " + subject.variable};
+  bool needs_root = false;
+  for (auto& command : removal_commands(locations, needs_root)) commands.push_back(std::move(command));
+  return make_fix(kCheckId,
+                  fmt::format("Remove {} (comment out the lines that set it, then start a new login)", subject.variable),
+                  std::move(commands), {.root = needs_root, .relogin = !locations.empty()});
 }
 
 std::string reliability_note(const kb::Workaround& workaround) {
@@ -367,7 +367,7 @@ class Judge {
     Fix fix;
     fix.description = "Use a ROCm release (or a distribution build) that still carries code for " + subject.gfx +
                       ", or a supported GPU";
-    fix.verify = verify_command("gpu-arch");
+    fix.verify = verify_command(kCheckId);
     finding.with_fix(fix);
     return finding;
   }
@@ -389,7 +389,7 @@ class Judge {
     with_release(finding);
     Fix fix;
     fix.description = "Check AMD's current ROCm support list for this GPU, and update rocm-doctor";
-    fix.verify = verify_command("gpu-arch");
+    fix.verify = verify_command(kCheckId);
     finding.with_fix(fix);
     return finding;
   }
@@ -455,7 +455,7 @@ std::optional<Finding> igpu_finding(const Host& host, const std::vector<const Gp
     fix.commands.push_back("echo " + shell_quote("export ROCR_VISIBLE_DEVICES=" + visible) + " >> " +
                            shell_quote(home + "/.profile"));
     fix.needs_relogin = true;
-    fix.verify = verify_command("gpu-arch");
+    fix.verify = verify_command(kCheckId);
     finding.with_fix(fix);
   }
   return finding;
@@ -481,7 +481,7 @@ std::vector<Finding> vram_findings(const std::vector<const Gpu*>& gpus) {
       Fix fix;
       fix.description = "See which processes hold GPU memory and stop the ones you do not need";
       fix.commands = {"rocm-smi --showpids", "rocm-smi --showmeminfo vram"};
-      fix.verify = verify_command("gpu-arch");
+      fix.verify = verify_command(kCheckId);
       finding.with_fix(fix);
     }
     findings.push_back(std::move(finding));
@@ -536,7 +536,7 @@ std::optional<Finding> multi_gpu_finding(const CheckContext& ctx, const std::vec
     }
     fix.needs_root = needs_root;
     fix.needs_relogin = !locations.empty();
-    fix.verify = verify_command("gpu-arch");
+    fix.verify = verify_command(kCheckId);
     finding.with_fix(fix);
   }
   return finding;
@@ -558,7 +558,7 @@ Finding none_visible(const GpuInventory& inventory) {
   fix.description = "Read why KFD skipped the GPU in the kernel log";
   fix.commands = {"sudo dmesg | grep -iE 'kfd|amdgpu.*(atomic|error|fail)'"};
   fix.needs_root = true;
-  fix.verify = verify_command("gpu-arch");
+  fix.verify = verify_command(kCheckId);
   finding.with_fix(fix);
   return finding;
 }
@@ -570,7 +570,7 @@ std::vector<Finding> mismatch_findings(const GpuInventory& inventory) {
     fix.description = "Look for the reason in the kernel log (PCIe atomics, firmware, a GPU passed through to a VM)";
     fix.commands = {"sudo dmesg | grep -iE 'kfd|amdgpu'"};
     fix.needs_root = true;
-    fix.verify = verify_command("gpu-arch");
+    fix.verify = verify_command(kCheckId);
     findings.push_back(make_finding("gpu.kfd-mismatch", Severity::warning, issue.summary)
                            .because("KFD (what ROCm uses) and the PCI/DRM view of the kernel disagree: the GPU "
                                     "missing from KFD cannot run ROCm work, and device indices shift.")
@@ -628,7 +628,7 @@ std::vector<Subject> target_subjects(const Host& host, const std::vector<std::st
 
 class GpuArchCheck final : public Check {
  public:
-  std::string_view id() const override { return "gpu-arch"; }
+  std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "GPU architecture support"; }
   int order() const override { return 50; }
   std::vector<std::string_view> finding_ids() const override {

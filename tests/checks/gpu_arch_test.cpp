@@ -1,6 +1,9 @@
 // gpu-arch: fix commands and evidence on the scenario machines (expected ids live in the scenarios).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -32,6 +35,21 @@ TEST(GpuArch, OverrideNeededGivesTheValueAndPersistsItInTheUsersProfile) {
     rocblas_evidence = rocblas_evidence || evidence.value.find("rocBLAS Tensile files") != std::string::npos;
   }
   EXPECT_TRUE(rocblas_evidence);
+}
+
+// Without a passwd entry the home folder is unknown: the shell expands $HOME
+// (a quoted '~/.profile' would create a file named '~' in the current folder).
+TEST(GpuArch, OverrideFixUsesHomeVariableWhenTheHomeFolderIsUnknown) {
+  testing::TempDir copy;
+  const std::filesystem::path scenario = std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/gpu-rx6700xt-no-override";
+  std::filesystem::copy(scenario, copy.path(), std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  std::ofstream(copy.path() / "root/etc/passwd", std::ios::trunc) << "";
+  auto host = SnapshotHost::open(copy.path());
+  ASSERT_TRUE(host) << host.error();
+  const auto report = run_on(**host, {"gpu-arch"});
+  const auto* finding = find_finding(report, "gpu.override-needed");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->fixes[0].commands.back(), "echo 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' >> \"$HOME\"/.profile");
 }
 
 TEST(GpuArch, InvalidOverrideNamesTheFileAndLine) {
