@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/amdgpu_driver.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
@@ -69,16 +70,6 @@ bool in_user_namespace(std::string_view id_map) {
            parsed[0][2] == "4294967295");
 }
 
-std::optional<std::string> rocm_release_of_driver(const std::vector<DriverRelease>& table, std::string_view version) {
-  const auto numbers = kb::version_numbers(version);
-  if (numbers.size() < 3) return std::nullopt;
-  for (const auto& row : table) {
-    const auto want = kb::version_numbers(row.amdgpu);
-    if (want.size() >= 3 && std::equal(want.begin(), want.begin() + 3, numbers.begin())) return row.rocm;
-  }
-  return std::nullopt;
-}
-
 std::optional<int> release_distance(const std::vector<std::string>& releases, std::string_view a, std::string_view b) {
   const auto index_of = [&](std::string_view version) -> std::optional<int> {
     const auto numbers = kb::version_numbers(version);
@@ -115,10 +106,6 @@ struct Data {
   std::uint64_t shm_min = 0;
   std::uint32_t overflow_gid = 65534;
   std::string plugin_manifest;
-  std::string rule;
-  int window = 2;
-  std::string year_window_since;
-  std::vector<DriverRelease> drivers;
 };
 
 const Data& data() {
@@ -128,12 +115,6 @@ const Data& data() {
     d.shm_min = json.at("shm_min_bytes_multi_gpu").get<std::uint64_t>();
     d.overflow_gid = json.at("overflow_gid").get<std::uint32_t>();
     d.plugin_manifest = json.at("k8s_device_plugin_manifest").get<std::string>();
-    d.rule = json.at("compatibility_rule").get<std::string>();
-    d.window = json.at("window_releases").get<int>();
-    d.year_window_since = json.at("year_window_since").get<std::string>();
-    for (const auto& row : json.at("driver_versions")) {
-      d.drivers.push_back({row.at("amdgpu").get<std::string>(), row.at("rocm").get<std::string>()});
-    }
     return d;
   }();
   return parsed;
@@ -418,19 +399,20 @@ std::optional<Finding> version_finding(const CheckContext& ctx) {
                         fmt::format("Image ROCm {}; the host runs the kernel's own amdgpu driver", image_release))
         .because("Containers share the host's kernel driver. /sys/module/amdgpu/version is absent, which is how "
                  "the amdgpu built into distribution kernels looks (amdgpu-dkms writes a version): its "
-                 "compatibility follows the kernel release. " + data().rule)
+                 "compatibility follows the kernel release. " + amdgpu_driver::driver_rules().rule)
         .with_evidence("/sys/module/amdgpu/version", "absent")
         .with_evidence(install.active->evidence, image_release);
   }
-  const auto driver_release = rocm_release_of_driver(data().drivers, *module);
+  const auto& rules = amdgpu_driver::driver_rules();
+  const auto driver_release = amdgpu_driver::rocm_release_of_driver(rules, *module);
   std::vector<std::string> releases;
   for (const auto& release : kb::knowledge_base().releases) releases.push_back(release.release);
   std::string verdict;
   if (driver_release) {
     const auto distance = release_distance(releases, *driver_release, image_release);
-    const bool newer_rule = !kb::version_less(*driver_release, data().year_window_since) &&
-                            !kb::version_less(image_release, data().year_window_since);
-    if (distance && (*distance <= data().window || newer_rule)) {
+    const bool newer_rule = !kb::version_less(*driver_release, rules.year_window_since) &&
+                            !kb::version_less(image_release, rules.year_window_since);
+    if (distance && (static_cast<std::size_t>(*distance) <= rules.window || newer_rule)) {
       verdict = fmt::format("within the supported window ({} release(s) apart)", *distance);
     } else if (distance) {
       verdict = fmt::format("{} releases apart: outside the supported window; match the image to the host "
@@ -445,7 +427,7 @@ std::optional<Finding> version_finding(const CheckContext& ctx) {
                                      *module, *driver_release, verdict.empty() ? "" : ": " + verdict)
                        : fmt::format("Image ROCm {} on host amdgpu {}", image_release, *module))
           .because("The image brings the ROCm user space, the host brings the kernel driver (amdgpu-dkms). " +
-                   data().rule)
+                   amdgpu_driver::driver_rules().rule)
           .with_evidence("/sys/module/amdgpu/version", *module)
           .with_evidence(install.active->evidence, image_release);
   return finding;

@@ -16,12 +16,6 @@ std::optional<std::uint64_t> parse_shm_size(std::string_view proc_mounts);
 std::optional<int> parse_seccomp_mode(std::string_view proc_status);
 // /proc/self/uid_map (or gid_map): true when it is not the initial namespace's "0 0 4294967295".
 bool in_user_namespace(std::string_view id_map);
-// "6.8.5" (or "6.8.5-2009582.22.04") -> the ROCm release its amdgpu-dkms shipped with, from `table`.
-struct DriverRelease {
-  std::string amdgpu;  // module version prefix
-  std::string rocm;    // "6.2"
-};
-std::optional<std::string> rocm_release_of_driver(const std::vector<DriverRelease>& table, std::string_view version);
 // How many releases apart two ROCm releases are on `releases` (oldest first); nullopt if either is unknown.
 std::optional<int> release_distance(const std::vector<std::string>& releases, std::string_view a, std::string_view b);
 // "109" -> "host gid 109"; helper for the --group-add flags, deduplicated in order.

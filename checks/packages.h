@@ -1,5 +1,5 @@
 // Pure parsers of the `packages` check: apt sources (one-line and deb822), yum/zypper
-// .repo files, dpkg status stanzas, and the amdgpu driver <-> ROCm release rules.
+// .repo files, dpkg status stanzas (the driver rules are in rocm_doctor/facts/amdgpu_driver.h).
 #pragma once
 
 #include <optional>
@@ -49,31 +49,5 @@ std::vector<DpkgPackage> parse_dpkg_status(std::string_view text);
 // "1:6.8.5.60204-2041575.22.04" -> "6.2.4" (AMD encodes the ROCm release in the last
 // component of the upstream version); nullopt when it does not.
 std::optional<std::string> rocm_release_from_package_version(std::string_view version);
-
-enum class Compatibility { supported, unsupported, unknown };
-struct DriverRules {
-  struct Pair {
-    std::string key;
-    std::vector<std::string> values;
-  };
-  std::vector<Pair> kmd_tested;        // KMD release -> tested user space releases
-  std::vector<Pair> userspace_kmd;     // user space release -> supported KMD releases
-  std::vector<Pair> driver_versions;   // amdgpu module version -> ROCm release (values[0])
-  std::size_t window = 2;
-  std::string rule;
-  std::vector<std::string> sources;
-};
-DriverRules parse_driver_rules(std::string_view json_text);
-const DriverRules& driver_rules();  // compiled in
-
-// The ROCm release of an amdgpu module version ("6.8.5" -> "6.2").
-std::optional<std::string> rocm_release_of_driver(const DriverRules& rules, std::string_view amdgpu_version);
-// Whether a KMD of ROCm release `kmd` ("6.2", or "30.10") supports user space `userspace` ("6.4.1").
-// `releases` is the ordered list of known major.minor releases (for the +/- window rule).
-Compatibility judge_skew(const DriverRules& rules, std::string_view kmd, std::string_view userspace,
-                         const std::vector<std::string>& releases);
-
-// "6.2.4-115" -> "6.2".
-std::string major_minor(std::string_view version);
 
 }  // namespace rocm_doctor::packages

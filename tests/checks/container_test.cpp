@@ -36,12 +36,7 @@ TEST(ContainerParsers, SeccompAndUserNamespace) {
   EXPECT_FALSE(container::in_user_namespace(""));
 }
 
-TEST(ContainerParsers, DriverReleaseAndDistance) {
-  const std::vector<container::DriverRelease> table = {{"6.3.6", "6.0"}, {"6.8.5", "6.2"}};
-  EXPECT_EQ(container::rocm_release_of_driver(table, "6.8.5"), "6.2");
-  EXPECT_EQ(container::rocm_release_of_driver(table, "6.8.5-2009582.22.04"), "6.2");
-  EXPECT_EQ(container::rocm_release_of_driver(table, "6.10.5"), std::nullopt);
-  EXPECT_EQ(container::rocm_release_of_driver(table, "garbage"), std::nullopt);
+TEST(ContainerParsers, ReleaseDistance) {
   const std::vector<std::string> releases = {"5.7", "6.0", "6.1", "6.2", "6.3"};
   EXPECT_EQ(container::release_distance(releases, "6.2", "6.0.2"), 2);
   EXPECT_EQ(container::release_distance(releases, "5.7", "6.3.1"), 4);

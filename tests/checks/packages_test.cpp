@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "../../checks/packages.h"
+#include "rocm_doctor/facts/amdgpu_driver.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -92,18 +93,22 @@ TEST(PackagesParse, DriverReleaseAndWindow) {
   EXPECT_EQ(packages::rocm_release_from_package_version("1:6.8.5.60204-2041575.22.04"), "6.2.4");
   EXPECT_EQ(packages::rocm_release_from_package_version("1:6.3.6.60000-1697589.22.04"), "6.0.0");
   EXPECT_EQ(packages::rocm_release_from_package_version("6.1.0-1"), std::nullopt);
-  const auto& rules = packages::driver_rules();
-  EXPECT_EQ(packages::rocm_release_of_driver(rules, "6.8.5"), "6.2");
-  EXPECT_EQ(packages::rocm_release_of_driver(rules, "9.9.9"), std::nullopt);
+  const auto& rules = amdgpu_driver::driver_rules();
+  EXPECT_EQ(amdgpu_driver::rocm_release_of_driver(rules, "6.8.5"), "6.2");
+  EXPECT_EQ(amdgpu_driver::rocm_release_of_driver(rules, "6.8.5-2009582.22.04"), "6.2");
+  EXPECT_EQ(amdgpu_driver::rocm_release_of_driver(rules, "6.8.50"), std::nullopt);
+  EXPECT_EQ(amdgpu_driver::rocm_release_of_driver(rules, "9.9.9"), std::nullopt);
+  EXPECT_EQ(amdgpu_driver::rocm_release_of_driver(rules, "garbage"), std::nullopt);
+  EXPECT_EQ(rules.year_window_since, "6.4");
   const std::vector<std::string> releases = {"5.6", "5.7", "6.0", "6.1", "6.2", "6.3", "6.4", "7.0", "7.1", "7.2"};
-  using packages::Compatibility;
-  EXPECT_EQ(packages::judge_skew(rules, "6.2", "6.2.4", releases), Compatibility::supported);
-  EXPECT_EQ(packages::judge_skew(rules, "6.0", "6.3.1", releases), Compatibility::unsupported);
-  EXPECT_EQ(packages::judge_skew(rules, "6.1", "6.4.0", releases), Compatibility::supported);
-  EXPECT_EQ(packages::judge_skew(rules, "6.0", "6.4.0", releases), Compatibility::unsupported);
-  EXPECT_EQ(packages::judge_skew(rules, "6.2", "7.0.1", releases), Compatibility::supported);
-  EXPECT_EQ(packages::judge_skew(rules, "5.7", "6.2.4", releases), Compatibility::unsupported);
-  EXPECT_EQ(packages::judge_skew(rules, "4.5", "4.3", releases), Compatibility::unknown);
+  using amdgpu_driver::Compatibility;
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "6.2", "6.2.4", releases), Compatibility::supported);
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "6.0", "6.3.1", releases), Compatibility::unsupported);
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "6.1", "6.4.0", releases), Compatibility::supported);
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "6.0", "6.4.0", releases), Compatibility::unsupported);
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "6.2", "7.0.1", releases), Compatibility::supported);
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "5.7", "6.2.4", releases), Compatibility::unsupported);
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "4.5", "4.3", releases), Compatibility::unknown);
 }
 
 SnapshotBuilder rocm_machine() {

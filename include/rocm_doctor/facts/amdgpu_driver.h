@@ -1,0 +1,44 @@
+// What AMD supports between the amdgpu kernel driver (KMD, amdgpu-dkms) and
+// the ROCm user space, from checks/data/amdgpu_driver.json (compiled in).
+// Shared by the packages check (the host's driver against the host's ROCm)
+// and the container check (the host's driver against the image's ROCm).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocm_doctor::amdgpu_driver {
+
+enum class Compatibility { supported, unsupported, unknown };
+
+struct DriverRules {
+  struct Pair {
+    std::string key;
+    std::vector<std::string> values;
+  };
+  std::vector<Pair> kmd_tested;       // KMD release -> tested user space releases
+  std::vector<Pair> userspace_kmd;    // user space release -> supported KMD releases
+  std::vector<Pair> driver_versions;  // amdgpu module version -> ROCm release (values[0])
+  std::size_t window = 2;             // releases apart, before year_window_since
+  std::string year_window_since;      // from this release on, "up to a year apart"
+  std::string rule;                   // the rule in AMD's words, for findings
+  std::vector<std::string> sources;
+};
+
+DriverRules parse_driver_rules(std::string_view json_text);
+const DriverRules& driver_rules();  // compiled in
+
+// "6.8.5" (or "6.8.5-2009582.22.04") -> the ROCm release its amdgpu-dkms shipped with ("6.2").
+std::optional<std::string> rocm_release_of_driver(const DriverRules& rules, std::string_view amdgpu_version);
+
+// "6.2.4" -> "6.2"; "30.10" stays.
+std::string major_minor(std::string_view version);
+
+// Whether a KMD of ROCm release `kmd` ("6.2", or "30.10") supports user space `userspace` ("6.4.1").
+// `releases` is the ordered list of known major.minor releases (for the +/- window rule).
+Compatibility judge_skew(const DriverRules& rules, std::string_view kmd, std::string_view userspace,
+                         const std::vector<std::string>& releases);
+
+}  // namespace rocm_doctor::amdgpu_driver

@@ -1,0 +1,78 @@
+#include "rocm_doctor/facts/amdgpu_driver.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "rocm_doctor/kb.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor::embedded {
+std::string_view data_amdgpu_driver();
+}  // namespace rocm_doctor::embedded
+
+namespace rocm_doctor::amdgpu_driver {
+
+std::string major_minor(std::string_view version) {
+  const auto parts = split(version.substr(0, version.find('-')), '.');
+  if (parts.size() < 2) return std::string(parts.empty() ? "" : parts[0]);
+  return std::string(parts[0]) + "." + std::string(parts[1]);
+}
+
+DriverRules parse_driver_rules(std::string_view json_text) {
+  const auto json = nlohmann::json::parse(json_text);
+  DriverRules rules;
+  for (const auto& row : json.at("kmd_tested_userspace")) {
+    rules.kmd_tested.push_back({row.at("kmd").get<std::string>(), row.at("userspace").get<std::vector<std::string>>()});
+  }
+  for (const auto& row : json.at("userspace_supported_kmd")) {
+    rules.userspace_kmd.push_back({row.at("rocm").get<std::string>(), row.at("kmd").get<std::vector<std::string>>()});
+  }
+  for (const auto& row : json.at("driver_versions")) {
+    rules.driver_versions.push_back({row.at("amdgpu").get<std::string>(), {row.at("rocm").get<std::string>()}});
+  }
+  rules.window = json.value("window_releases", 2U);
+  rules.year_window_since = json.value("year_window_since", "");
+  rules.rule = json.value("compatibility_rule", "");
+  rules.sources = json.at("_sources").get<std::vector<std::string>>();
+  return rules;
+}
+
+const DriverRules& driver_rules() {
+  static const DriverRules rules = parse_driver_rules(embedded::data_amdgpu_driver());
+  return rules;
+}
+
+std::optional<std::string> rocm_release_of_driver(const DriverRules& rules, std::string_view amdgpu_version) {
+  // /sys/module/amdgpu/version may carry a build suffix: match on major.minor.patch.
+  const auto numbers = kb::version_numbers(amdgpu_version);
+  if (numbers.size() < 3) return std::nullopt;
+  for (const auto& row : rules.driver_versions) {
+    const auto want = kb::version_numbers(row.key);
+    if (want.size() >= 3 && std::equal(want.begin(), want.begin() + 3, numbers.begin())) return row.values.front();
+  }
+  return std::nullopt;
+}
+
+Compatibility judge_skew(const DriverRules& rules, std::string_view kmd, std::string_view userspace,
+                         const std::vector<std::string>& releases) {
+  const auto k = major_minor(kmd);
+  const auto u = major_minor(userspace);
+  const auto lists = [](const std::vector<std::string>& values, const std::string& value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+  };
+  for (const auto& row : rules.userspace_kmd) {
+    if (row.key == u) return lists(row.values, k) ? Compatibility::supported : Compatibility::unsupported;
+  }
+  for (const auto& row : rules.kmd_tested) {
+    if (row.key == k) return lists(row.values, u) ? Compatibility::supported : Compatibility::unsupported;
+  }
+  const auto ki = std::find(releases.begin(), releases.end(), k);
+  const auto ui = std::find(releases.begin(), releases.end(), u);
+  if (ki == releases.end() || ui == releases.end()) return Compatibility::unknown;
+  const auto distance = static_cast<std::size_t>(std::abs(std::distance(ki, ui)));
+  return distance <= rules.window ? Compatibility::supported : Compatibility::unsupported;
+}
+
+}  // namespace rocm_doctor::amdgpu_driver
