@@ -1,26 +1,9 @@
 # A fake ROCm build of torch for rocm-doctor's tests: healthy, one GPU.
-from types import SimpleNamespace
+import os
+import sys
 
-__version__ = "2.1.0+rocm5.6"
-version = SimpleNamespace(hip="5.6.31061-8c743ae5d", cuda=None)
+sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from fake_torch_base import define  # noqa: E402
 
-
-class _Cuda:
-    _available = True
-    _devices = ["AMD Radeon RX 6800"]
-    _arch = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100"]
-
-    def is_available(self):
-        return self._available
-
-    def device_count(self):
-        return len(self._devices) if self._available else 0
-
-    def get_arch_list(self):
-        return list(self._arch) if self._available else []
-
-    def get_device_name(self, index):
-        return self._devices[index]
-
-
-cuda = _Cuda()
+define(globals(), "2.1.0+rocm5.6", hip="5.6.31061-8c743ae5d", devices=["AMD Radeon RX 6800"],
+       arch=["gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100"])
