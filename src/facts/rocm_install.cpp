@@ -5,6 +5,7 @@
 #include <set>
 
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/versions.h"
 
 namespace rocm_doctor {
 
@@ -109,14 +110,14 @@ std::string upstream_version(std::string_view debian_version) {
 }
 
 int compare_versions(std::string_view a, std::string_view b) {
-  const auto left = split(a, '.');
-  const auto right = split(b, '.');
-  for (std::size_t i = 0; i < std::max(left.size(), right.size()); ++i) {
-    const auto x = i < left.size() ? parse_uint(left[i]).value_or(0) : 0;
-    const auto y = i < right.size() ? parse_uint(right[i]).value_or(0) : 0;
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return 0;
+  // Lenient on purpose (a component that is not a number counts as 0); the
+  // ordering itself is the one of rocm_doctor/versions.h.
+  const auto numbers = [](std::string_view text) {
+    std::vector<std::uint64_t> result;
+    for (const auto part : split(text, '.')) result.push_back(parse_uint(part).value_or(0));
+    return result;
+  };
+  return versions::compare_release(numbers(a), numbers(b));
 }
 
 std::vector<LdConfLine> parse_ld_so_conf(std::string_view text) {

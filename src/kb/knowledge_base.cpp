@@ -8,6 +8,7 @@
 
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/versions.h"
 
 namespace rocm_doctor::embedded {
 std::string_view data_gfx_targets();
@@ -229,12 +230,11 @@ std::vector<int> version_numbers(std::string_view version) {
 }
 
 bool version_less(std::string_view a, std::string_view b) {
-  auto left = version_numbers(a);
-  auto right = version_numbers(b);
-  const auto size = std::max(left.size(), right.size());
-  left.resize(size, 0);
-  right.resize(size, 0);
-  return left < right;
+  const auto numbers = [](std::string_view text) {
+    const auto parts = version_numbers(text);
+    return std::vector<std::uint64_t>(parts.begin(), parts.end());
+  };
+  return versions::compare_release(numbers(a), numbers(b)) < 0;
 }
 
 KnowledgeBase parse_knowledge_base(std::string_view gfx_targets_json, std::string_view pci_ids_json,
