@@ -17,12 +17,19 @@
 
 namespace rocm_doctor {
 
+namespace policy {
+struct PolicySet;
+}
+
 // Options every check may consult.
 struct RunOptions {
   // Building a container image: no GPU and no driver are expected.
   bool image_mode = false;
   // The gfx targets the image is meant for (--target-gfx), used when no GPU is present.
   std::vector<std::string> target_gfx;
+  // Site policies (--policy): judged after the checks, on the same facts
+  // (rocm_doctor/policy.h). Null or empty: none.
+  std::shared_ptr<const policy::PolicySet> policies;
 };
 
 // Facts several checks need (the GPU inventory, the installed ROCm release)

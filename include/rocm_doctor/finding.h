@@ -31,6 +31,15 @@ struct Fix {
   std::string verify;  // command that confirms the fix, e.g. "rocm-doctor --only access"
 };
 
+// A finding a site policy accepts on purpose (its `tolerate` list): shown,
+// downgraded to info, and attributed, never silently dropped.
+struct Acceptance {
+  std::string policy;  // the policy's name
+  std::string file;    // where it was read from
+  std::string reason;  // the policy's words
+  Severity original_severity = Severity::warning;
+};
+
 struct Finding {
   std::string id;  // stable dotted id, e.g. "access.relogin-required"
   Severity severity = Severity::info;
@@ -38,6 +47,7 @@ struct Finding {
   std::string detail;   // why it matters
   std::vector<Evidence> evidence;
   std::vector<Fix> fixes;
+  std::optional<Acceptance> accepted;  // set by a policy's tolerance
 
   // Fluent helpers keep check code short and readable.
   Finding& because(std::string text) {

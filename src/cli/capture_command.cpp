@@ -38,6 +38,11 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
   if (!checks) return usage_error(checks.error());
   auto plugin_folders = plugin_folders_option(options);
   if (!plugin_folders) return usage_error(plugin_folders.error());
+  // A policy given to capture is judged now, so the snapshot records the facts it reads.
+  RunOptions run = options.run;
+  auto policies = load_run_policies(options, true);
+  if (!policies) return usage_error(policies.error());
+  run.policies = std::move(*policies);
 
   // Record into a sibling temporary folder, then rename: a capture that
   // fails half-way never leaves a half-written snapshot behind.
@@ -53,7 +58,7 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
   const auto probes = start_probes(options);
   LiveHost live(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   RecordingHost recorder(live, temp);
-  const Report report = run_checks(recorder, options.run, *checks);
+  const Report report = run_checks(recorder, run, *checks);
   // Every probe outcome, also those no selected check asked for.
   if (probes) {
     for (const auto& [name, outcome] : probes->all()) recorder.record_probe(name, outcome);

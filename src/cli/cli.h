@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <tl/expected.hpp>
+
 #include "core/runner.h"
 #include "host/live_host.h"
 #include "render/render.h"
@@ -31,6 +33,7 @@ struct RunCommandOptions {
   std::string python;  // --python PATH: the interpreter the python probe runs (default: python3 on PATH)
   // Site check plugins (src/plugins, docs/plugins.md): folders besides the two default ones.
   std::vector<std::string> plugin_dirs;
+  std::vector<std::string> policy_files;  // --policy FILE, repeatable (issue 12)
 };
 
 int cli_main(int argc, char** argv);
@@ -41,6 +44,12 @@ int diff_command(const std::string& before, const std::string& after, const std:
 int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output);
 int explain_command(const std::string& id);
 int list_checks_command(const RunCommandOptions& options);
+
+// The run's policies: --policy files, then /etc/rocm-doctor/policy.d/*.json on
+// live runs (never when replaying: that folder belongs to the replaying machine).
+// An unreadable or malformed policy is an error naming the file and place.
+tl::expected<std::shared_ptr<const policy::PolicySet>, std::string> load_run_policies(const RunCommandOptions& options,
+                                                                                       bool live);
 
 namespace probe {
 class ProbeRunner;

@@ -41,7 +41,10 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
                "Replace host and user names, home folders, addresses and GPU serials by placeholders");
   app.add_option("--only", options.selection.only, "Run only these checks (comma-separated ids)")->delimiter(',');
   app.add_option("--skip", options.selection.skip, "Skip these checks (comma-separated ids)")->delimiter(',');
-  app.add_flag("--list-checks", options.list_checks, "List the available checks and exit");
+  app.add_flag("--list-checks", options.list_checks, "List the available checks and the active policies, and exit");
+  app.add_option("--policy", options.policy_files,
+                 "Also judge the machine against this site policy (JSON, docs/policy-format.md); repeatable. "
+                 "/etc/rocm-doctor/policy.d/*.json is read too on live runs");
   app.add_option("--fail-on", options.fail_on, "Exit 1 when a finding is at or above this severity")
       ->check(CLI::IsMember({"error", "warning"}));
   app.add_flag("--no-color", options.no_color, "Never color the text report (NO_COLOR is honoured too)");

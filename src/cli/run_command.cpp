@@ -13,6 +13,7 @@
 #include "plugins/plugin_scan.h"
 #include "rocm_doctor/text.h"
 #include "report/redact.h"
+#include "rocm_doctor/policy.h"
 
 namespace rocm_doctor {
 
@@ -47,9 +48,12 @@ void list_plugins(const std::vector<std::string>& extra_folders) {
 int list_checks_command(const RunCommandOptions& options) {
   const auto folders = plugin_folders_option(options);
   if (!folders) return usage_error(folders.error());
+  const auto policies = load_run_policies(options, options.replay.empty());
+  if (!policies) return usage_error(policies.error());
   for (const Check* check : registered_checks()) fmt::print("{:<16} {}\n", check->id(), check->title());
   fmt::print("\nSite plugins (check 'plugins'; docs/plugins.md):\n");
   list_plugins(*folders);
+  if (!(*policies)->empty()) fmt::print("\nActive policies (docs/policy-format.md):\n{}", policy::describe(**policies));
   return 0;
 }
 
@@ -60,6 +64,10 @@ int run_command(const RunCommandOptions& options) {
   if (!targets) return usage_error(targets.error());
   auto plugin_folders = plugin_folders_option(options);
   if (!plugin_folders) return usage_error(plugin_folders.error());
+  RunOptions run = options.run;
+  auto policies = load_run_policies(options, options.replay.empty());
+  if (!policies) return usage_error(policies.error());
+  run.policies = std::move(*policies);
 
   std::unique_ptr<probe::ProbeRunner> probes;  // outlives the host that asks it
   std::unique_ptr<Host> host;
@@ -76,7 +84,7 @@ int run_command(const RunCommandOptions& options) {
     host = std::make_unique<LiveHost>(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   }
   spdlog::debug("running {} checks on the {} host", checks->size(), host->source());
-  Report report = run_checks(*host, options.run, *checks);
+  Report report = run_checks(*host, run, *checks);
   if (options.redact) Redactor::from_host(*host).apply(report);
   if (const int rc = write_outputs(report, *targets, options); rc != 0) return rc;
   return run_exit_code(report, options);

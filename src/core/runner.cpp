@@ -8,6 +8,7 @@
 #include <set>
 
 #include "rocm_doctor/facts/gpu_inventory.h"
+#include "rocm_doctor/policy.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
 #include "version.h"
@@ -44,6 +45,15 @@ CheckStatus status_from(const std::vector<Finding>& findings) {
     case Severity::error: return CheckStatus::error;
   }
   return CheckStatus::error;
+}
+
+CheckResult skipped_by_policy(const Check& check, std::string reason) {
+  CheckResult result;
+  result.id = check.id();
+  result.title = check.title();
+  result.status = CheckStatus::skipped;
+  result.skipped_reason = std::move(reason);
+  return result;
 }
 
 }  // namespace
@@ -119,7 +129,18 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
   report.source = std::string(host.source());
   report.host = summarize_host(host);
   const CheckContext ctx(host, options);
-  for (const Check* check : checks) report.checks.push_back(run_check(*check, ctx));
+  const bool with_policies = options.policies && !options.policies->empty();
+  for (const Check* check : checks) {
+    if (with_policies) {
+      if (auto reason = policy::skip_reason(*options.policies, check->id())) {
+        report.checks.push_back(skipped_by_policy(*check, std::move(*reason)));
+        continue;
+      }
+    }
+    report.checks.push_back(run_check(*check, ctx));
+  }
+  // Site policies judge the same facts the checks used (issue 12).
+  if (with_policies) report.checks.push_back(policy::evaluate(*options.policies, ctx));
   // The GPU inventory: when GPUs exist or a GPU check ran (issue 3).
   const bool gpu_checks = std::any_of(checks.begin(), checks.end(), [](const Check* check) {
     return check->id() == "gpu-arch" || check->id() == "libraries";
@@ -130,6 +151,7 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
   } catch (const std::exception& error) {
     spdlog::error("GPU inventory failed: {}", error.what());
   }
+  if (with_policies) policy::apply_to_report(*options.policies, report);
   return report;
 }
 

@@ -117,6 +117,13 @@ std::string xml_escape(std::string_view text) {
   return out;
 }
 
+std::string acceptance_note(const Finding& finding) {
+  if (!finding.accepted) return "";
+  const auto& accepted = *finding.accepted;
+  return "Accepted by policy '" + accepted.policy + "' (was " + std::string(to_string(accepted.original_severity)) +
+         "): " + accepted.reason;
+}
+
 std::string summary_line(const Report& report) {
   const auto counts = count_findings(report);
   std::vector<std::string> parts = {fmt::format("{} error{}", counts.error, counts.error == 1 ? "" : "s"),

@@ -63,6 +63,8 @@ struct GpuRow {
 std::vector<GpuRow> gpu_rows(const Report& report);
 
 std::string xml_escape(std::string_view text);  // also for HTML text and attributes
+// "Accepted by policy 'x' (was warning): reason", or "" when no policy accepted the finding.
+std::string acceptance_note(const Finding& finding);
 // Finding severity counts as "worst" words: "2 errors, 1 warning".
 std::string summary_line(const Report& report);
 // RFC 3339 "2026-11-30T07:00:00Z" -> seconds since the epoch.

@@ -134,6 +134,7 @@ void render_finding(Page& page, const Finding& finding) {
   page.add(fmt::format("<div class=\"finding {}\"><h3>{} <span class=\"id\">{}</span></h3>\n",
                        severity_class(finding.severity), xml_escape(finding.summary), xml_escape(finding.id)));
   if (!finding.detail.empty()) page.add("<p>" + xml_escape(finding.detail) + "</p>\n");
+  if (finding.accepted) page.add("<p><i>" + xml_escape(render_support::acceptance_note(finding)) + "</i></p>\n");
   if (!finding.evidence.empty()) {
     page.add("<ul class=\"evidence\">");
     for (const auto& evidence : finding.evidence) {

@@ -17,9 +17,16 @@ Json finding_to_json(const Finding& finding) {
   for (const auto& item : finding.evidence) evidence.push_back({{"source", item.source}, {"value", item.value}});
   Json fixes = Json::array();
   for (const auto& fix : finding.fixes) fixes.push_back(fix_to_json(fix));
-  return {{"id", finding.id},         {"severity", to_string(finding.severity)},
-          {"summary", finding.summary}, {"detail", finding.detail},
-          {"evidence", evidence},       {"fix", fixes}};
+  Json result = {{"id", finding.id},         {"severity", to_string(finding.severity)},
+                 {"summary", finding.summary}, {"detail", finding.detail},
+                 {"evidence", evidence},       {"fix", fixes}};
+  if (finding.accepted) {
+    result["accepted"] = {{"policy", finding.accepted->policy},
+                          {"file", finding.accepted->file},
+                          {"reason", finding.accepted->reason},
+                          {"original_severity", to_string(finding.accepted->original_severity)}};
+  }
+  return result;
 }
 
 Json check_to_json(const CheckResult& check) {

@@ -16,6 +16,7 @@ std::string seconds(double milliseconds) { return fmt::format("{:.3f}", millisec
 std::string finding_text(const Finding& finding) {
   std::string out = "[" + std::string(to_string(finding.severity)) + "] " + finding.id + ": " + finding.summary + "\n";
   if (!finding.detail.empty()) out += finding.detail + "\n";
+  if (finding.accepted) out += render_support::acceptance_note(finding) + "\n";
   for (const auto& evidence : finding.evidence) out += "Evidence: " + evidence.source + ": " + evidence.value + "\n";
   for (const auto& fix : finding.fixes) {
     out += "Fix: " + fix.description + "\n";

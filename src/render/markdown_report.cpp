@@ -94,6 +94,7 @@ void render_finding(std::string& out, const Finding& finding, bool open) {
   out += fmt::format("<summary>{} <code>{}</code> {}</summary>\n\n", icon(finding.severity), xml_escape(finding.id),
                      xml_escape(one_line(finding.summary)));
   if (!finding.detail.empty()) out += escape(finding.detail) + "\n\n";
+  if (finding.accepted) out += "*" + escape(render_support::acceptance_note(finding)) + "*\n\n";
   if (!finding.evidence.empty()) {
     out += "Evidence:\n\n";
     for (const auto& evidence : finding.evidence) {
@@ -158,7 +159,7 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
       if (!other) out += "<details>\n<summary>Other findings</summary>\n\n";
       other = true;
       out += "- " + std::string(icon(finding.severity)) + " " + code_span(finding.id) + " " + escape(finding.summary) +
-             "\n";
+             (finding.accepted ? " — " + escape(render_support::acceptance_note(finding)) : std::string()) + "\n";
     }
   }
   if (other) out += "\n</details>\n\n";

@@ -1,6 +1,7 @@
 #include <fmt/color.h>
 #include <fmt/format.h>
 
+#include "render/formats.h"
 #include "render/render.h"
 #include "rocm_doctor/text.h"
 
@@ -85,6 +86,7 @@ void render_finding(std::string& out, const Finding& finding, const Palette& pal
   const std::string mark = palette.paint(mark_for(finding.severity), style_for(finding.severity));
   out += "    " + mark + " " + finding.summary + "  " + palette.paint("(" + finding.id + ")", fmt::emphasis::faint) +
          "\n";
+  if (finding.accepted) out += wrap(render_support::acceptance_note(finding), 6);
   const bool full = verbosity == Verbosity::verbose || finding.severity >= Severity::warning;
   if (!full) return;
   if (!finding.detail.empty()) out += wrap(finding.detail, 6);
@@ -130,6 +132,17 @@ std::string gpu_table(const Report& report) {
   return out + "\n";
 }
 
+// Which policies judged this run: every skip and acceptance below names one of them.
+std::string policy_line(const Report& report) {
+  const auto it = report.sections.find("policies");
+  if (it == report.sections.end() || !it->second.is_array() || it->second.empty()) return "";
+  std::vector<std::string> names;
+  for (const auto& policy : it->second) {
+    names.push_back(policy.value("name", std::string("?")) + " (" + policy.value("file", std::string("?")) + ")");
+  }
+  return "Policies: " + join(names, ", ") + "\n\n";
+}
+
 std::string plural(int count, std::string_view word) {
   return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
 }
@@ -140,6 +153,7 @@ std::string render_text(const Report& report, Color color, Verbosity verbosity) 
   const Palette palette{color};
   std::string out = header(report);
   out += gpu_table(report);
+  out += policy_line(report);
   for (const auto& check : report.checks) render_check(out, check, palette, verbosity);
   const auto counts = count_findings(report);
   std::vector<std::string> parts = {plural(counts.error, "error"), plural(counts.warning, "warning"),

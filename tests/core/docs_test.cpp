@@ -11,6 +11,7 @@
 #include "core/explain.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/policy.h"
 
 namespace rocm_doctor {
 namespace {
@@ -31,6 +32,7 @@ std::set<std::string> declared_finding_ids() {
   for (const Check* check : registered_checks()) {
     for (const auto id : check->finding_ids()) ids.emplace(id);
   }
+  for (auto& id : policy::finding_ids()) ids.insert(std::move(id));  // policy.<rule>, judged outside the checks
   return ids;
 }
 
@@ -77,6 +79,16 @@ TEST(Docs, EveryFindingIdLiteralInTheChecksIsDeclared) {
     }
   }
   EXPECT_GE(seen, declared.size()) << "the scan found fewer id literals than declared ids: is the pattern stale?";
+}
+
+// Policy findings are policy.<rule name>: one section per rule kind, and the family's own.
+TEST(Docs, EveryPolicyRuleIsExplained) {
+  EXPECT_TRUE(explain_text("policy")) << "docs/checks.md has no '## policy' section";
+  for (const auto& id : policy::finding_ids()) {
+    const auto text = explain_text(id);
+    ASSERT_TRUE(text) << "docs/checks.md has no '### " << id << "' section";
+    EXPECT_NE(text->find("Severity:"), std::string::npos) << id << " does not state its severity";
+  }
 }
 
 TEST(Docs, FindSectionStopsAtTheNextHeadingOfTheSameLevel) {
