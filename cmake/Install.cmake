@@ -23,7 +23,10 @@ install(FILES packaging/completions/rocm-doctor.fish DESTINATION ${CMAKE_INSTALL
 set(doc_dir ${CMAKE_INSTALL_DATADIR}/doc/rocm-doctor)
 install(FILES packaging/copyright "${changelog}" DESTINATION ${doc_dir})
 install(FILES README.md CHANGELOG.md docs/checks.md docs/report-format.md docs/snapshot-format.md docs/plugins.md
+              docs/policy-format.md
         DESTINATION ${doc_dir})
+install(FILES docs/examples/pytorch-training-image.json docs/examples/inference-image.json docs/examples/mi300x-node.json
+        DESTINATION ${doc_dir}/examples)
 
 set(CPACK_PACKAGE_NAME rocm-doctor)
 set(CPACK_PACKAGE_VENDOR "rocm-doctor developers")

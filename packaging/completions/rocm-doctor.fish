@@ -18,3 +18,4 @@ complete -c rocm-doctor -l redact -d 'Replace names, addresses and serials by pl
 complete -c rocm-doctor -l archive -r -F -d 'capture: write one FILE.tar.gz'
 complete -c rocm-doctor -l plugin-dir -x -a '(__fish_complete_directories)' -d 'Also run the site check plugins in DIR'
 complete -c rocm-doctor -l version -d 'Print the version'
+complete -c rocm-doctor -l policy -r -F -d 'Also judge against this site policy (JSON)'

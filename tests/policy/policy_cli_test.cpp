@@ -70,7 +70,7 @@ TEST(CliPolicy, ListChecksShowsTheActivePolicies) {
   const auto result = run_doctor({"--list-checks", "--policy", kExamples + "/pytorch-training-image.json"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("access "), std::string::npos);
-  EXPECT_NE(result.out.find("Active policies:\npytorch-training-image ("), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("Active policies (docs/policy-format.md):\npytorch-training-image ("), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("rule torch"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("skip smi: the training image carries no rocm-smi"), std::string::npos) << result.out;
   EXPECT_EQ(run_doctor({"--list-checks"}).out.find("Active policies"), std::string::npos);
