@@ -35,8 +35,12 @@ inline constexpr std::string_view kCheckId = "policy";
 
 // ---- rules: one struct per kind (docs/policy-format.md) ----
 
-struct VersionRule {  // "rocm", "amdgpu-driver"
+struct VersionRule {  // "rocm"
   versions::Range range;
+};
+struct DriverRule {  // "amdgpu-driver"
+  std::optional<versions::Range> version;  // of /sys/module/amdgpu/version ("6.8.5")
+  std::optional<versions::Range> rocm;     // the ROCm release that driver shipped with ("6.2")
 };
 struct GfxRule {  // "gfx"
   std::vector<std::string> require;  // each must be among the GPUs (or --target-gfx)
@@ -71,7 +75,7 @@ struct OsRule {  // "os"
   std::vector<OsAllowed> allow;
 };
 
-using RuleSpec = std::variant<VersionRule, GfxRule, GpuCountRule, GpuVramRule, TorchRule, LibrariesRule, EnvRule, OsRule>;
+using RuleSpec = std::variant<VersionRule, DriverRule, GfxRule, GpuCountRule, GpuVramRule, TorchRule, LibrariesRule, EnvRule, OsRule>;
 
 struct Rule {
   std::string name;  // the key under "rules"; its finding id is policy.<name>

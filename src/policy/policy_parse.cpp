@@ -114,6 +114,24 @@ Parsed<RuleSpec> parse_version_rule(const Json& value, const std::string& path) 
   return VersionRule{std::move(*range)};
 }
 
+Parsed<RuleSpec> parse_driver_rule(const Json& value, const std::string& path) {
+  DriverRule rule;
+  if (!value.is_object()) {
+    auto range = range_of(value, path);
+    if (!range) return tl::unexpected(range.error());
+    rule.version = std::move(*range);
+    return rule;
+  }
+  for (const auto& [key, target] : {std::pair{"version", &rule.version}, std::pair{"rocm", &rule.rocm}}) {
+    if (!value.contains(key)) continue;
+    auto range = range_of(value[key], path + "/" + key);
+    if (!range) return tl::unexpected(range.error());
+    *target = std::move(*range);
+  }
+  if (!rule.version && !rule.rocm) return fail(path, "needs \"version\" and/or \"rocm\"");
+  return rule;
+}
+
 Parsed<RuleSpec> parse_gfx_rule(const Json& value, const std::string& path) {
   GfxRule rule;
   if (value.is_array()) {
@@ -317,7 +335,7 @@ struct RuleKind {
 const std::vector<RuleKind>& rule_kinds() {
   static const std::vector<RuleKind> kinds = {
       {"rocm", parse_version_rule, {"version"}},
-      {"amdgpu-driver", parse_version_rule, {"version"}},
+      {"amdgpu-driver", parse_driver_rule, {"version", "rocm"}},
       {"gfx", parse_gfx_rule, {"require", "allow"}},
       {"gpu-count", parse_gpu_count_rule, {"min"}},
       {"gpu-vram", parse_gpu_vram_rule, {"min-gib"}},

@@ -9,6 +9,7 @@
 
 #include "policy/policy_rules.h"
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/amdgpu_driver.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/math_libraries.h"
 #include "rocm_doctor/facts/rocm_install.h"
@@ -64,12 +65,32 @@ Judgement judge_rocm(const Rule& rule, const CheckContext& ctx) {
   return judge_version("ROCm", release.version, range, {release.evidence, release.version});
 }
 
+// The driver's own numbering ("6.8.5") and/or the ROCm release it shipped with ("6.2").
+Judgement judge_driver_version(const DriverRule& spec, const std::string& version) {
+  const Evidence module{"/sys/module/amdgpu/version", version};
+  if (spec.version) {
+    auto judgement = judge_version("amdgpu driver", version, *spec.version, module);
+    if (judgement.verdict != Verdict::pass || !spec.rocm) return judgement;
+  }
+  const auto release = amdgpu_driver::rocm_release_of_driver(amdgpu_driver::driver_rules(), version);
+  if (!release) {
+    return unknown("amdgpu " + version + " is not in the driver table (checks/data/amdgpu_driver.json), so its ROCm "
+                   "release is unknown",
+                   "judge the driver's own numbering with \"version\" instead", {module});
+  }
+  Evidence shipped{"checks/data/amdgpu_driver.json", "amdgpu " + version + " shipped with ROCm " + *release};
+  if (versions::satisfies(*release, *spec.rocm)) {
+    return passed("amdgpu " + version + " (ROCm " + *release + ") is within " + spec.rocm->text, {module, shipped});
+  }
+  return failed("amdgpu " + version + " shipped with ROCm " + *release + ", outside " + spec.rocm->text, {module, shipped});
+}
+
 Judgement judge_driver(const Rule& rule, const CheckContext& ctx) {
-  const auto& range = std::get<VersionRule>(rule.spec).range;
+  const auto& spec = std::get<DriverRule>(rule.spec);
   if (ctx.options().image_mode) return image_has_no_hardware("the amdgpu driver");
   const auto& host = ctx.host();
   if (const auto version = host.read_trimmed("/sys/module/amdgpu/version"); version && !version->empty()) {
-    return judge_version("amdgpu driver", *version, range, {"/sys/module/amdgpu/version", *version});
+    return judge_driver_version(spec, *version);
   }
   if (!host.exists("/sys/module/amdgpu")) return failed("the amdgpu driver is not loaded", {{"/sys/module/amdgpu", "absent"}});
   return failed("the amdgpu driver is the kernel's own (in-tree) driver, which has no release to compare; "

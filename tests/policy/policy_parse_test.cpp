@@ -124,6 +124,7 @@ TEST(PolicyParse, ContentErrorsNamePathAndProblem) {
       {with_rules(R"({"gpu-count": 2.5})"), "/rules/gpu-count: expected a whole number"},
       {with_rules(R"({"gpu-vram": -1})"), "/rules/gpu-vram: expected a number greater than 0"},
       {with_rules(R"({"torch": {"message": "x"}})"), "/rules/torch: needs \"version\" and/or \"rocm\""},
+      {with_rules(R"({"amdgpu-driver": {"severity": "info"}})"), "/rules/amdgpu-driver: needs \"version\" and/or \"rocm\""},
       {with_rules(R"({"torch": {"rocm": "rocm6.2"}})"), "/rules/torch/rocm: bad version range"},
       {with_rules(R"({"libraries": ["rocblsa"]})"), "/rules/libraries/0: unknown library 'rocblsa' (did you mean 'rocBLAS'?)"},
       {with_rules(R"({"libraries": {"require": {"RCCL": ["gfx942"]}}})"), "/rules/libraries/require/RCCL: RCCL has no per-target kernel files"},

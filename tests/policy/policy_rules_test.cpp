@@ -97,6 +97,19 @@ TEST(PolicyRules, AmdgpuDriverRelease) {
   EXPECT_TRUE(mentions(verdict(report), "in-tree")) << verdict(report).summary;
   EXPECT_EQ(verdict(report).severity, Severity::error);
   const auto building = verdict(judge_on("image-rocm62-ci-gate", rules(R"({"amdgpu-driver": ">=6.8"})"), image({"gfx942"})));
+  // The ROCm release a driver shipped with, from checks/data/amdgpu_driver.json.
+  const auto shipped = verdict(judge_on("torch-rocm62-healthy", rules(R"({"amdgpu-driver": {"rocm": "6.2"}})")));
+  EXPECT_EQ(shipped.severity, Severity::ok) << shipped.summary;
+  EXPECT_TRUE(mentions(shipped, "amdgpu 6.8.5 (ROCm 6.2) is within 6.2")) << shipped.summary;
+  const auto older = verdict(judge_on("gpu-mi300x-x8", rules(R"({"amdgpu-driver": {"version": ">=6.0", "rocm": ">=6.2"}})")));
+  EXPECT_EQ(older.severity, Severity::error);
+  EXPECT_TRUE(mentions(older, "amdgpu 6.3.6 shipped with ROCm 6.0, outside >=6.2")) << older.summary;
+  testing::SnapshotBuilder unknown_driver;
+  const auto untabled = unknown_driver.file("/sys/module/amdgpu/version", "6.9.9\n").open();
+  RunOptions with_rocm_rule;
+  with_rocm_rule.policies = policies({rules(R"({"amdgpu-driver": {"rocm": ">=6.2"}})")});
+  const auto table = verdict(run_on(*untabled, {"os"}, with_rocm_rule));
+  EXPECT_TRUE(mentions(table, "cannot be evaluated: amdgpu 6.9.9 is not in the driver table")) << table.summary;
   EXPECT_EQ(building.severity, Severity::error);  // cannot be judged is not a pass
   EXPECT_TRUE(mentions(building, "cannot be evaluated")) << building.summary;
 }
