@@ -94,7 +94,7 @@ void render_finding(std::string& out, const Finding& finding, bool open) {
   out += fmt::format("<summary>{} <code>{}</code> {}</summary>\n\n", icon(finding.severity), xml_escape(finding.id),
                      xml_escape(one_line(finding.summary)));
   if (!finding.detail.empty()) out += escape(finding.detail) + "\n\n";
-  if (finding.accepted) out += "*" + escape(render_support::acceptance_note(finding)) + "*\n\n";
+  if (finding.accepted) out += fmt::format("*{}*\n\n", escape(render_support::acceptance_note(finding)));
   if (!finding.evidence.empty()) {
     out += "Evidence:\n\n";
     for (const auto& evidence : finding.evidence) {

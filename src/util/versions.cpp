@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor::versions {
@@ -177,7 +179,7 @@ tl::expected<Comparator, std::string> parse_comparator(std::string_view clause) 
   if (!version) return tl::unexpected(version.error());
   const bool plain = !version->is_prerelease() && !version->post && version->local.empty();
   if (wildcard) {
-    if (!plain) return tl::unexpected("'" + std::string(clause) + ".x': a wildcard follows release numbers only");
+    if (!plain) return tl::unexpected(fmt::format("'{}.x': a wildcard follows release numbers only", clause));
     if (op && *op != Op::eq && *op != Op::ne) {
       return tl::unexpected(std::string("a wildcard ('.x' or '.*') works only with == or != (or none)"));
     }
