@@ -2,6 +2,8 @@
 // state, so it does not go through the Host), errors naming file and position.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -78,19 +80,59 @@ std::vector<std::string> json_files_in(const fs::path& folder) {
   return files;
 }
 
+// JSON allows a key twice and the parser keeps the last value; in a policy that
+// hides a typo or a merge accident, so it is an error. Reports the first
+// duplicate as "'rocm' twice in /rules" ("/rules/os/[]" for an object in an array).
+class DuplicateKeyFinder {
+ public:
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start || event == Event::array_start) {
+      frames_.push_back({pending_key_.empty() ? "[]" : pending_key_, {}});  // "[]": an element of an array
+    } else if ((event == Event::object_end || event == Event::array_end) && !frames_.empty()) {
+      frames_.pop_back();
+    } else if (event == Event::key && !frames_.empty()) {
+      pending_key_ = parsed.get<std::string>();
+      if (!frames_.back().keys.insert(pending_key_).second && !duplicate_) {
+        duplicate_ = "'" + pending_key_ + "' twice in " + path();
+      }
+      return true;
+    }
+    if (event != Event::key) pending_key_.clear();
+    return true;
+  }
+  [[nodiscard]] const std::optional<std::string>& duplicate() const { return duplicate_; }
+
+ private:
+  struct Frame {
+    std::string name;  // the key this object or array is the value of; "[]" in an array
+    std::set<std::string> keys;
+  };
+  [[nodiscard]] std::string path() const {
+    std::string out;
+    for (std::size_t i = 1; i < frames_.size(); ++i) out += "/" + frames_[i].name;
+    return out.empty() ? "the policy" : out;
+  }
+  std::vector<Frame> frames_;
+  std::string pending_key_;
+  std::optional<std::string> duplicate_;
+};
+
 std::string check_prefix(std::string_view finding) { return std::string(finding.substr(0, finding.find('.'))); }
 
 }  // namespace
 
 tl::expected<Policy, std::string> parse_policy(std::string_view text, std::string_view label) {
   nlohmann::json root;
+  DuplicateKeyFinder duplicates;
   try {
-    root = nlohmann::json::parse(text);
+    root = nlohmann::json::parse(text, std::ref(duplicates));
   } catch (const nlohmann::json::parse_error& error) {
     const auto position = position_of(text, error.byte);
     return tl::unexpected(std::string(label) + ":" + std::to_string(position.line) + ":" +
                           std::to_string(position.column) + ": invalid JSON: " + parse_problem(error.what()));
   }
+  if (duplicates.duplicate()) return tl::unexpected(std::string(label) + ": duplicate key " + *duplicates.duplicate());
   auto policy = parse_policy_json(root, label);
   if (!policy) return tl::unexpected(located(label, policy.error()));
   return std::move(*policy);

@@ -105,6 +105,16 @@ TEST(PolicyParse, SyntaxErrorsNameLineAndColumn) {
   EXPECT_EQ(error_of("").rfind("site.json:1:1: invalid JSON", 0), 0u) << error_of("");
 }
 
+TEST(PolicyParse, DuplicateKeysAreErrorsNotLastOneWins) {
+  EXPECT_EQ(error_of(with_rules(R"({"rocm": ">=6.2", "gfx": ["gfx942"], "rocm": ">=5.0"})")),
+            "site.json: duplicate key 'rocm' twice in /rules");
+  EXPECT_EQ(error_of(R"({"rocm-doctor-policy": 1, "name": "a", "name": "b"})"), "site.json: duplicate key 'name' twice in the policy");
+  EXPECT_EQ(error_of(with_rules(R"({"os": [{"id": "ubuntu"}, {"id": "rhel", "id": "debian"}]})")),
+            "site.json: duplicate key 'id' twice in /rules/os/[]");
+  // The same key in sibling objects is fine.
+  parsed(with_rules(R"({"os": [{"id": "ubuntu"}, {"id": "rhel"}], "env": {"require": ["A"], "forbid": ["B"]}})"));
+}
+
 TEST(PolicyParse, ContentErrorsNamePathAndProblem) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"rules": {}})", "site.json: not a rocm-doctor policy: the \"rocm-doctor-policy\": 1 key is missing"},
