@@ -70,12 +70,14 @@ tl::expected<std::string, std::string> read_text(const fs::path& path) {
   return text.str();
 }
 
-std::vector<std::string> json_files_in(const fs::path& folder) {
+// A policy folder that exists but cannot be listed is an error, not "no policies".
+tl::expected<std::vector<std::string>, std::string> json_files_in(const fs::path& folder) {
   std::vector<std::string> files;
   std::error_code code;
   for (fs::directory_iterator it(folder, code), end; !code && it != end; it.increment(code)) {
     if (it->path().extension() == ".json") files.push_back(it->path().string());
   }
+  if (code) return tl::unexpected("cannot read policy folder " + folder.string() + ": " + code.message());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -150,7 +152,9 @@ tl::expected<PolicySet, std::string> load_policies(const std::vector<std::string
   if (system_dir) {
     std::error_code code;
     if (fs::is_directory(*system_dir, code)) {
-      for (auto& file : json_files_in(*system_dir)) all.push_back(std::move(file));
+      auto found = json_files_in(*system_dir);
+      if (!found) return tl::unexpected(found.error());
+      for (auto& file : *found) all.push_back(std::move(file));
     }
   }
   PolicySet set;
