@@ -108,6 +108,23 @@ std::optional<std::string> measured_access(const std::string& path) {
   return "none";
 }
 
+// The type readdir already knows (d_type); one lstat only for file systems
+// that do not fill it in. /usr/lib/x86_64-linux-gnu has thousands of entries.
+EntryType entry_type(const std::string& dir_path, const dirent& entry) {
+  switch (entry.d_type) {
+    case DT_REG: return EntryType::file;
+    case DT_DIR: return EntryType::directory;
+    case DT_LNK: return EntryType::symlink;
+    case DT_CHR: return EntryType::char_device;
+    case DT_BLK: return EntryType::block_device;
+    case DT_UNKNOWN: break;
+    default: return EntryType::other;
+  }
+  struct stat info {};
+  const std::string full = dir_path + "/" + entry.d_name;
+  return ::lstat(full.c_str(), &info) == 0 ? entry_type_from_mode(info.st_mode) : EntryType::other;
+}
+
 }  // namespace
 
 LiveHost::LiveHost(ProbeLookup probes, PluginLauncher plugins)
@@ -152,11 +169,7 @@ HostResult<std::vector<DirEntry>> LiveHost::list_dir(std::string_view path) cons
   while (const dirent* entry = ::readdir(dir)) {
     const std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
-    struct stat info {};
-    const std::string full = dir_path + "/" + std::string(name);
-    EntryType type = EntryType::other;
-    if (::lstat(full.c_str(), &info) == 0) type = entry_type_from_mode(info.st_mode);
-    entries.push_back({std::string(name), type});
+    entries.push_back({std::string(name), entry_type(dir_path, *entry)});
   }
   ::closedir(dir);
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
