@@ -230,6 +230,7 @@ class HipCheck final : public Check {
     return {"hip.not-found",      "hip.load-failed",      "hip.no-device", "hip.init-failed",
             "hip.version-mismatch", "hip.device-mismatch", "hip.smoke-failed", "hip.ok"};
   }
+  std::vector<std::string_view> probes() const override { return {"hip"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto outcome = ctx.host().probe("hip");

@@ -143,6 +143,7 @@ class MiopenCheck final : public Check {
   std::string_view title() const override { return "MIOpen database and cache"; }
   int order() const override { return 90; }
   std::vector<std::string_view> finding_ids() const override { return {"miopen.cache-unwritable", "miopen.ok"}; }
+  std::vector<std::string_view> probes() const override { return {"python"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto& host = ctx.host();

@@ -25,7 +25,8 @@ inline std::optional<std::string> unavailable_reason(const std::optional<nlohman
                                                      std::string_view name) {
   if (!outcome) {
     return "the " + std::string(name) +
-           " probe did not run (--level quick, or a snapshot captured without probe results)";
+           " probe did not run (--level quick; at --level standard, no GPU driver here: no /dev/kfd, amdgpu "
+           "module or /dev/dxg; or a snapshot captured without probe results)";
   }
   const auto status = outcome->value("status", std::string("unknown"));
   if (status == "ok" && outcome->contains("result") && (*outcome)["result"].is_object()) return std::nullopt;

@@ -139,6 +139,7 @@ class SmiCheck final : public Check {
   std::vector<std::string_view> finding_ids() const override {
     return {"smi.not-found", "smi.init-failed", "smi.ecc-errors", "smi.overheating", "smi.throttled", "smi.ok"};
   }
+  std::vector<std::string_view> probes() const override { return {"smi"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto outcome = ctx.host().probe("smi");

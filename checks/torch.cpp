@@ -201,6 +201,7 @@ class TorchCheck final : public Check {
             "torch.cuda-build", "torch.cpu-build", "torch.arch-missing", "torch.no-gpu",
             "torch.rocm-mismatch", "torch.ok"};
   }
+  std::vector<std::string_view> probes() const override { return {"python"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto outcome = ctx.host().probe("python");

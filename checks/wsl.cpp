@@ -239,6 +239,7 @@ class WslCheck final : public Check {
   std::vector<std::string_view> finding_ids() const override {
     return {"wsl.no-dxg", "wsl.runtime-missing", "wsl.unsupported-gpu", "wsl.driver", "wsl.ok"};
   }
+  std::vector<std::string_view> probes() const override { return {"hip"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto& facts = ctx.fact<SystemFacts>();

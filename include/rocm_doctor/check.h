@@ -100,6 +100,9 @@ class Check {
   // Every finding id this check can emit (tests hold docs/checks.md to it).
   [[nodiscard]] virtual std::vector<std::string_view> finding_ids() const = 0;
   [[nodiscard]] virtual CheckOutcome run(const CheckContext& ctx) const = 0;
+  // The runtime probes ("hip", "smi", "python") whose results run() reads: a
+  // live run starts only the probes its selected checks read.
+  [[nodiscard]] virtual std::vector<std::string_view> probes() const { return {}; }
 };
 
 // Adds a check to the process-wide registry; used by ROCM_DOCTOR_REGISTER_CHECK.

@@ -55,7 +55,8 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
   }
   const fs::path temp(temp_template);
 
-  const auto probes = start_probes(options);
+  // A capture records every probe of the level, also those no selected check reads.
+  const auto probes = start_probes(options, registered_checks());
   LiveHost live(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   RecordingHost recorder(live, temp);
   const Report report = run_checks(recorder, run, *checks);

@@ -54,9 +54,10 @@ tl::expected<std::shared_ptr<const policy::PolicySet>, std::string> load_run_pol
 namespace probe {
 class ProbeRunner;
 }
-// Starts the runtime probes the options ask for (none at --level quick), in
-// parallel, before the static checks run.
-std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& options);
+// Starts the runtime probes the options ask for and `checks` read (none at
+// --level quick), in parallel, before the static checks run; nullptr when none.
+std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& options,
+                                                 const std::vector<const Check*>& checks);
 // What a LiveHost answers probe(name) with: blocks on that probe's child.
 ProbeLookup probe_lookup(const probe::ProbeRunner* runner);
 

@@ -1,7 +1,9 @@
 // The probe wiring of the CLI: live runs and captures start the runtime
 // probes first, so they overlap the static checks.
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -12,9 +14,16 @@
 
 namespace rocm_doctor {
 
-std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& options) {
+std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& options,
+                                                 const std::vector<const Check*>& checks) {
   const auto level = probe::parse_probe_level(options.level).value_or(probe::ProbeLevel::standard);
   if (level == probe::ProbeLevel::quick) return nullptr;
+  const LiveHost live{ProbeLookup{}};
+  auto names = probe::planned_probes(level, checks, live, options.run.image_mode);
+  if (names.empty()) {
+    spdlog::debug("no runtime probe needed at level {}", options.level);
+    return nullptr;
+  }
   probe::ProbeRunnerOptions runner;
   runner.level = level;
   runner.timeout = std::chrono::milliseconds(static_cast<long long>(std::llround(options.probe_timeout_seconds * 1000)));
@@ -24,12 +33,15 @@ std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& option
   if (requested.find('/') != std::string::npos && requested.front() != '/') {
     requested = std::filesystem::absolute(requested).lexically_normal().string();
   }
-  const LiveHost live{ProbeLookup{}};
-  const auto python = probe::choose_python(live, requested);
-  runner.python = python.interpreter;
-  runner.python_error = python.error;
-  spdlog::debug("python probe: {}", python.interpreter.empty() ? python.error : python.interpreter);
-  spdlog::debug("starting runtime probes at level {} (timeout {} ms)", options.level, runner.timeout.count());
+  if (std::find(names.begin(), names.end(), "python") != names.end()) {
+    const auto python = probe::choose_python(live, requested);
+    runner.python = python.interpreter;
+    runner.python_error = python.error;
+    spdlog::debug("python probe: {}", python.interpreter.empty() ? python.error : python.interpreter);
+  }
+  spdlog::debug("starting runtime probes {} at level {} (timeout {} ms)", fmt::join(names, ", "), options.level,
+                runner.timeout.count());
+  runner.names = std::move(names);
   return std::make_unique<probe::ProbeRunner>(std::move(runner));
 }
 

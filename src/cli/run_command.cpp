@@ -80,7 +80,7 @@ int run_command(const RunCommandOptions& options) {
     if (!snapshot) return usage_error("cannot replay: " + snapshot.error());
     host = std::move(*snapshot);
   } else {
-    probes = start_probes(options);  // they run while the static checks do
+    probes = start_probes(options, *checks);  // they run while the static checks do
     host = std::make_unique<LiveHost>(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   }
   spdlog::debug("running {} checks on the {} host", checks->size(), host->source());

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -35,6 +36,26 @@ std::optional<ProbeLevel> parse_probe_level(std::string_view text) {
 std::vector<std::string> probe_names(ProbeLevel level) {
   if (level == ProbeLevel::quick) return {};
   return {"hip", "smi", "python"};
+}
+
+bool has_gpu_driver_interface(const Host& host) {
+  return host.exists("/dev/kfd") || host.exists("/sys/module/amdgpu") || host.exists("/dev/dxg");
+}
+
+std::vector<std::string> planned_probes(ProbeLevel level, const std::vector<const Check*>& checks, const Host& host,
+                                        bool image_mode) {
+  std::set<std::string_view> read;
+  for (const Check* check : checks) {
+    for (const auto name : check->probes()) read.insert(name);
+  }
+  const bool runtime_useful = level == ProbeLevel::full || image_mode || has_gpu_driver_interface(host);
+  std::vector<std::string> planned;
+  for (auto& name : probe_names(level)) {
+    if (!read.contains(name)) continue;
+    if ((name == "hip" || name == "smi") && !runtime_useful) continue;
+    planned.push_back(std::move(name));
+  }
+  return planned;
 }
 
 std::vector<std::string> probe_command(const std::string& executable, const std::string& name, ProbeLevel level) {
@@ -82,7 +103,7 @@ nlohmann::json probe_outcome(const ChildResult& child, std::chrono::milliseconds
 
 ProbeRunner::ProbeRunner(ProbeRunnerOptions options)
     : options_(std::move(options)), cancel_(std::make_shared<std::atomic<bool>>(false)) {
-  for (const auto& name : probe_names(options_.level)) {
+  for (const auto& name : options_.names.value_or(probe_names(options_.level))) {
     ChildOptions child;
     child.timeout = options_.timeout;
     child.extra_env = options_.extra_env;

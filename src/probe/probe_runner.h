@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probe/child_process.h"
+#include "rocm_doctor/check.h"
 
 namespace rocm_doctor::probe {
 
@@ -34,8 +35,22 @@ std::vector<std::string> probe_command(const std::string& executable, const std:
 // Judges a finished child: the outcome JSON above.
 nlohmann::json probe_outcome(const ChildResult& child, std::chrono::milliseconds timeout);
 
+// Whether this machine has an interface a GPU runtime talks to: /dev/kfd, the
+// amdgpu driver (/sys/module/amdgpu, also when built in) or WSL's /dev/dxg.
+bool has_gpu_driver_interface(const Host& host);
+
+// The probes a run starts (docs/performance.md): those of the level that one of
+// `checks` reads (Check::probes()). At `standard`, the hip and smi probes only
+// when the machine has a GPU driver interface, or an image is checked: without
+// one, loading the runtime can only report that no GPU exists, which the driver
+// check already says without spending ~100 ms in a child.
+std::vector<std::string> planned_probes(ProbeLevel level, const std::vector<const Check*>& checks, const Host& host,
+                                        bool image_mode);
+
 struct ProbeRunnerOptions {
   ProbeLevel level = ProbeLevel::standard;
+  // The probes to start; nullopt: every probe of the level.
+  std::optional<std::vector<std::string>> names;
   std::chrono::milliseconds timeout{10'000};
   std::string executable = "/proc/self/exe";
   std::vector<std::string> extra_env;  // for tests

@@ -3,9 +3,12 @@
 // misbehaves, and within the probe timeout plus one second.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "host/live_host.h"
 #include "probe/doctor_process.h"
+#include "probe/probe_runner.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor::testing {
@@ -15,8 +18,11 @@ using namespace std::chrono_literals;
 
 constexpr auto kProbeTimeout = 3s;
 
+// At --level full by default: the fake runtime stands in for a GPU this machine lacks,
+// and at standard the doctor loads no runtime where no GPU driver is (docs/performance.md).
 DoctorRun run_fake(const std::string& behaviour, std::vector<std::string> extra = {}) {
   std::vector<std::string> arguments = {"--json", "--only", "probe,hip", "--probe-timeout", "3"};
+  if (std::find(extra.begin(), extra.end(), "--level") == extra.end()) extra.insert(extra.begin(), {"--level", "full"});
   arguments.insert(arguments.end(), extra.begin(), extra.end());
   auto run = run_doctor(arguments, {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR,
                                     "ROCM_DOCTOR_FAKE_HIP=" + behaviour});
@@ -39,7 +45,7 @@ bool has(const DoctorRun& run, const std::string& id, const std::string& severit
 }
 
 TEST(FakeRuntime, TwoGpusAreReportedWithTheirGfxNames) {
-  const auto run = run_fake("two-gpus", {"--level", "full"});
+  const auto run = run_fake("two-gpus");
   EXPECT_TRUE(has(run, "probe.ok", "ok"));
   EXPECT_TRUE(has(run, "hip.ok", "ok")) << run.process.out;
   EXPECT_FALSE(has(run, "hip.smoke-failed", "error"));
@@ -51,16 +57,24 @@ TEST(FakeRuntime, TwoGpusAreReportedWithTheirGfxNames) {
 }
 
 TEST(FakeRuntime, AFailingCopyIsASmokeFailureAtLevelFull) {
-  const auto run = run_fake("smoke-fail", {"--level", "full"});
+  const auto run = run_fake("smoke-fail");
   EXPECT_TRUE(has(run, "hip.smoke-failed", "error")) << run.process.out;
   EXPECT_FALSE(has(run, "hip.ok", "ok"));
   EXPECT_EQ(run.process.exit_code, 1);
 }
 
-TEST(FakeRuntime, TheSmokeTestOnlyRunsAtLevelFull) {
-  const auto run = run_fake("smoke-fail");
-  EXPECT_TRUE(has(run, "hip.ok", "ok"));
-  EXPECT_FALSE(has(run, "hip.smoke-failed", "error"));
+TEST(FakeRuntime, LevelStandardLoadsNoRuntimeWithoutAGpuDriver) {
+  if (probe::has_gpu_driver_interface(LiveHost(ProbeLookup{}))) GTEST_SKIP() << "this machine has a GPU driver";
+  const auto run = run_fake("segv", {"--level", "standard"});
+  EXPECT_EQ(check_status(run.report, "hip"), "skipped");
+  EXPECT_EQ(check_status(run.report, "probe"), "skipped");
+  EXPECT_EQ(run.process.exit_code, 0);
+}
+
+TEST(FakeRuntime, LevelStandardLoadsTheRuntimeForAnImage) {
+  const auto run = run_fake("smoke-fail", {"--level", "standard", "--image"});
+  EXPECT_TRUE(has(run, "hip.ok", "ok")) << run.process.out;
+  EXPECT_FALSE(has(run, "hip.smoke-failed", "error"));  // the copy test is for --level full
 }
 
 TEST(FakeRuntime, ASegfaultInHipGetDeviceCountIsAProbeCrash) {
@@ -111,8 +125,8 @@ TEST(FakeRuntime, ACrashIsCapturedAndReplayedWithTheSameFindings) {
   const auto snapshot = (dir.path() / "snap").string();
   const std::vector<std::string> env = {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR,
                                         "ROCM_DOCTOR_FAKE_HIP=segv"};
-  const auto live = run_doctor({"--json", "--only", "probe,hip,smi"}, env);
-  const auto capture = run_doctor({"capture", snapshot, "--only", "probe,hip,smi"}, env);
+  const auto live = run_doctor({"--json", "--only", "probe,hip,smi", "--level", "full"}, env);
+  const auto capture = run_doctor({"capture", snapshot, "--only", "probe,hip,smi", "--level", "full"}, env);
   ASSERT_EQ(capture.process.exit_code, 0) << capture.process.err_tail;
   const auto replay = run_doctor({"--json", "--only", "probe,hip,smi", "--replay", snapshot});
   ASSERT_TRUE(replay.report.is_object()) << replay.process.err_tail;
