@@ -37,10 +37,10 @@ HIPBLASLT_60 = ["gfx90a", "gfx940", "gfx941", "gfx942"]
 
 
 class Machine:
-    def __init__(self, name, description):
+    def __init__(self, name, description, folder=None):
         self.name = name
         self.description = description
-        self.folder = HERE / name
+        self.folder = Path(folder) if folder else HERE / name
         self.root = self.folder / "root"
         self.env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/rocm/bin",
                     "HOME": "/home/alice", "USER": "alice", "SHELL": "/bin/bash", "LANG": "en_US.UTF-8"}

@@ -28,8 +28,8 @@ INIT_MAP = "         0          0 4294967295\n"
 class Node(Machine):
     """A machine with link files, io_links and the extra files these checks read."""
 
-    def __init__(self, name, description):
-        super().__init__(name, description)
+    def __init__(self, name, description, folder=None):
+        super().__init__(name, description, folder)
         self.links = {}          # bdf -> (cur_speed, cur_width)
         self.io = "xgmi"         # "xgmi", "pcie-p2p" or "none"
         self.identity = {"user": "alice", "uid": 1000, "gid": 1000, "groups": [4, 27, 44, 110, 1000]}
