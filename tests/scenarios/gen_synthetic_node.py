@@ -11,6 +11,7 @@ form XGMI hives of eight, as real 8-GPU boards do, so the files grow linearly wi
     gen_synthetic_node.py --gpus 64 --groups 1000 --out /tmp/node64
 """
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -56,8 +57,45 @@ def build(folder, gpus, groups):
         extra = "".join(f"project{n:05d}:x:{20000 + n}:alice,bob{n % 97}\n" for n in range(groups))
         m.append("/etc/group", extra)
         m.identity = dict(m.identity, groups=m.identity["groups"] + [20000 + n for n in range(0, groups, 10)])
+    m.write("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
     m.finish({}, checks=())
+    manifest_path = m.folder / "snapshot.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["probes"] = probes(m.gpus)
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     return m
+
+
+def probes(gpus):
+    """What the hip, smi and python probes return on such a node, so that every check has work."""
+    def outcome(result, elapsed):
+        return {"status": "ok", "elapsed_ms": elapsed, "exit_code": 0, "stderr_tail": "", "stderr_bytes": 0,
+                "result": result}
+    vram = 192 * 1024 ** 3
+    hip = {"library": {"status": "loaded", "path": "/opt/rocm-6.2.4/lib/libamdhip64.so.6",
+                       "real_path": "/opt/rocm-6.2.4/lib/libamdhip64.so.6.2.60204", "soname": "libamdhip64.so.6"},
+           "smoke_requested": False, "runtime_version": 60241134, "runtime_version_text": "6.2.41134",
+           "driver_version": 60241134, "device_count": len(gpus),
+           "devices": [{"index": i, "name": "AMD Instinct MI300X", "pci_bus_id": gpu["bdf"], "gfx": "gfx942",
+                        "isa": "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-", "compute_units": 304,
+                        "memory_total": vram, "memory_free": vram - 290 * 1024 ** 2} for i, gpu in enumerate(gpus)]}
+    smi = {"library": {"status": "loaded", "path": "/opt/rocm/lib/librocm_smi64.so.1",
+                       "real_path": "/opt/rocm-6.2.4/lib/librocm_smi64.so.1.0"},
+           "driver_version": "6.8.5", "device_count": len(gpus),
+           "devices": [{"index": i, "name": "Aqua Vanjaram [Instinct MI300X]", "pci_bus_id": gpu["bdf"],
+                        "temperature": {"edge": {"current_mc": 41000, "critical_mc": 100000},
+                                        "junction": {"current_mc": 48000, "critical_mc": 110000},
+                                        "memory": {"current_mc": 39000, "critical_mc": 95000}},
+                        "power_uw": 140000000, "power_cap_uw": 750000000, "vram_total": vram,
+                        "vram_used": 290 * 1024 ** 2, "ecc": {"umc": {"correctable": 0, "uncorrectable": 0}},
+                        "metrics_format": "1.5", "throttle_status": 0, "pcie": {"width": 16, "speed_gts": 32.0}}
+                       for i, gpu in enumerate(gpus)]}
+    python = {"executable": "/home/alice/venv/bin/python3", "version": "3.10.12",
+              "torch": {"version": "2.5.1+rocm6.2", "hip": "6.2.41133-dd7f95766", "cuda": None,
+                        "gpu_available": True, "device_count": len(gpus),
+                        "arch_list": ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100"],
+                        "devices": ["AMD Instinct MI300X"] * len(gpus), "error": None}}
+    return {"hip": outcome(hip, 180), "smi": outcome(smi, 60), "python": outcome(python, 2100)}
 
 
 def main():
