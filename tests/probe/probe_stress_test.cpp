@@ -91,7 +91,8 @@ TEST_F(ProbeStress, FiftyRunsOfARuntimeThatCrashesOrHangsAtRandom) {
   for (int run_number = 0; run_number < kRuns; ++run_number) {
     const auto& behaviour = kBehaviours[pick(random)];
     ++tally[behaviour.name];
-    const auto run = run_doctor({"--json", "--only", "probe,hip", "--probe-timeout", "1"},
+    // --level full: at standard the doctor loads no runtime on a machine without a GPU driver.
+    const auto run = run_doctor({"--json", "--only", "probe,hip", "--probe-timeout", "1", "--level", "full"},
                                 {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR,
                                  "ROCM_DOCTOR_FAKE_HIP=" + behaviour.name, marker_},
                                 30s);
