@@ -130,7 +130,9 @@ std::vector<std::string> render_node_paths(const Host& host) {
 
 std::optional<NodeReport> inspect(const Host& host, const Identity& identity, const std::string& path) {
   auto node = host.stat_node(path);
-  if (!node) return std::nullopt;
+  // Something else at a device path (a directory from a volume mount) grants
+  // nothing to judge: the driver check names it (driver.kfd-not-a-device).
+  if (!node || node->type != EntryType::char_device) return std::nullopt;
   NodeReport report{path, *node, group_facts(host, identity, node->gid), {}};
   report.verdict = access::judge(report.node, identity, report.group);
   return report;
@@ -450,7 +452,7 @@ class AccessCheck final : public Check {
     const Host& host = ctx.host();
     const Subject subject{host.identity(), facts.container};
     auto kfd = inspect(host, subject.identity, std::string(kKfd));
-    if (!kfd) return CheckOutcome::skipped("/dev/kfd does not exist: the driver check tells why");
+    if (!kfd) return CheckOutcome::skipped("/dev/kfd does not exist or is not a device: the driver check tells why");
     std::vector<NodeReport> reports = {*kfd};
     for (const auto& path : render_node_paths(host)) {
       if (auto report = inspect(host, subject.identity, path)) reports.push_back(*report);

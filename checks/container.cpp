@@ -259,7 +259,21 @@ bool holds_gid(const Identity& identity, std::uint32_t gid) {
   return identity.gid == gid || std::find(identity.groups.begin(), identity.groups.end(), gid) != identity.groups.end();
 }
 
-Finding not_passed_finding(const Runtime& runtime, bool kfd, const std::vector<std::string>& renders) {
+// What /dev/kfd is here, for evidence: "present", "absent", or what sits there instead
+// (-v /dev/kfd:/dev/kfd makes a directory when the host lacks the device).
+std::string kfd_state(const Host& host) {
+  const auto node = host.stat_node(kKfd);
+  if (!node) return "absent";
+  switch (node->type) {
+    case EntryType::char_device: return "present";
+    case EntryType::directory: return "a directory, not the device (passed as a volume?)";
+    case EntryType::file: return "a regular file, not the device";
+    default: return "not a character device";
+  }
+}
+
+Finding not_passed_finding(const Runtime& runtime, const std::string& kfd_evidence, const std::vector<std::string>& renders) {
+  const bool kfd = kfd_evidence == "present";
   std::string missing = !kfd && renders.empty() ? "/dev/kfd and /dev/dri/renderD*" : !kfd ? "/dev/kfd" : "/dev/dri/renderD*";
   auto finding =
       make_finding("container.kfd-not-passed", Severity::error,
@@ -268,7 +282,7 @@ Finding not_passed_finding(const Runtime& runtime, bool kfd, const std::vector<s
                    "interface shared by all GPUs) and the /dev/dri/renderD* node of each GPU; without them rocminfo "
                    "fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES and HIP sees no device. The host's amdgpu driver "
                    "is used as it is: the image brings only the user-space libraries.")
-          .with_evidence("/dev/kfd", kfd ? "present" : "absent")
+          .with_evidence("/dev/kfd", kfd_evidence)
           .with_evidence("/dev/dri/renderD*", renders.empty() ? "none" : join(renders, ", "));
   for (const auto& evidence : runtime.evidence) finding.evidence.push_back(evidence);
   return finding.with_fix(pass_devices_fix(runtime, "", false));
@@ -450,11 +464,11 @@ class ContainerCheck final : public Check {
     if (facts.wsl) return CheckOutcome::skipped("WSL: the wsl check covers /dev/dxg");
     const Host& host = ctx.host();
     const auto runtime = describe_runtime(host, facts.container);
-    const bool kfd = host.exists(kKfd);
+    const auto kfd_evidence = kfd_state(host);
     const auto renders = render_nodes(host);
     std::vector<Finding> findings;
-    if (!kfd || renders.empty()) {
-      findings.push_back(not_passed_finding(runtime, kfd, renders));
+    if (kfd_evidence != "present" || renders.empty()) {
+      findings.push_back(not_passed_finding(runtime, kfd_evidence, renders));
     } else {
       const auto identity = host.identity();
       std::vector<NodeFacts> blocked;

@@ -340,6 +340,40 @@ Finding kfd_missing(const CheckContext& ctx, bool module_loaded) {
                                    {"sudo dmesg | grep -iE 'kfd|amdgpu'"}, {.root = true}));
 }
 
+// "a directory", "a regular file": what sits at /dev/kfd instead of the device.
+std::string entry_description(EntryType type) {
+  switch (type) {
+    case EntryType::file: return "a regular file";
+    case EntryType::directory: return "a directory";
+    case EntryType::symlink: return "a symbolic link";
+    case EntryType::block_device: return "a block device";
+    case EntryType::char_device: return "a character device";
+    case EntryType::other: break;
+  }
+  return "not a device (a FIFO or socket)";
+}
+
+Finding kfd_not_a_device(const CheckContext& ctx, const NodeInfo& node) {
+  const auto& facts = ctx.fact<SystemFacts>();
+  const auto what = entry_description(node.type);
+  auto finding = make_finding("driver.kfd-not-a-device", Severity::error, "/dev/kfd is " + what + ", not the KFD device")
+                     .because("ROCm opens /dev/kfd and talks to the driver through ioctl(2) on it; only the character "
+                              "device amdgpu creates (`crw-rw----`) answers. A directory or file there "
+                              "typically comes from a container started with -v /dev/kfd:/dev/kfd, which creates an empty "
+                              "directory when the path is missing, or from a copy of /dev.")
+                     .with_evidence("/dev/kfd", what);
+  if (!facts.container.empty()) {
+    finding.with_evidence("container runtime", facts.container);
+    return finding.with_fix(driver_fix("Pass the devices in as devices, not volumes: --device=/dev/kfd "
+                                       "--device=/dev/dri (the host needs the amdgpu driver loaded).",
+                                       {"docker run --device=/dev/kfd --device=/dev/dri IMAGE"}, false, false));
+  }
+  return finding.with_fix(driver_fix("Move the impostor away and let udev create the device node again.",
+                                     {"ls -ld /dev/kfd", "sudo mv /dev/kfd /root/kfd.not-a-device",
+                                      "sudo udevadm trigger --subsystem-match=kfd"},
+                                     true, false));
+}
+
 Finding driver_ok(const CheckContext& ctx, const std::vector<PciFunction>& amd, bool module_loaded) {
   const auto& host = ctx.host();
   const auto version = host.read_trimmed("/sys/module/amdgpu/version");
@@ -369,7 +403,8 @@ class DriverCheck final : public Check {
   std::string_view title() const override { return "AMD GPU and kernel driver"; }
   int order() const override { return 20; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"driver.no-amd-gpu", "driver.amdgpu-not-loaded", "driver.nomodeset", "driver.kfd-missing", "driver.ok"};
+    return {"driver.no-amd-gpu", "driver.amdgpu-not-loaded", "driver.nomodeset", "driver.kfd-missing",
+            "driver.kfd-not-a-device", "driver.ok"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {
@@ -392,6 +427,9 @@ class DriverCheck final : public Check {
     if (!kfd && cmdline.disables_modeset()) return {{nomodeset(cmdline, facts, cmdline_text, module_loaded)}};
     if (!kfd && !module_loaded && facts.container.empty()) return {{amdgpu_not_loaded(ctx, amd, cmdline)}};
     if (!kfd) return {{kfd_missing(ctx, module_loaded)}};
+    if (const auto node = host.stat_node("/dev/kfd"); node && node->type != EntryType::char_device) {
+      return {{kfd_not_a_device(ctx, *node)}};
+    }
     return {{driver_ok(ctx, amd, module_loaded)}};
   }
 };

@@ -644,6 +644,21 @@ void arch_findings(const CheckContext& ctx, const Environment& env, std::vector<
   }
 }
 
+// Whether `unset NAME` can be pasted as it is: a name of letters, digits and '_'
+// not starting with a digit. Any other name (the environment allows any bytes but
+// '=') stays out of fix commands, where it could inject shell syntax.
+bool is_shell_name(std::string_view name) {
+  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+std::vector<std::string> unset_commands(const std::string& name) {
+  if (is_shell_name(name)) return {"unset " + name};
+  return {};
+}
+
 void name_findings(const Environment& env, std::vector<Finding>& findings) {
   for (const auto& [name, value] : env.values) {
     const auto judgement = judge_variable(name);
@@ -651,7 +666,7 @@ void name_findings(const Environment& env, std::vector<Finding>& findings) {
       auto finding = make_finding("env.unknown-variable", Severity::warning, name + " is not a real variable")
                          .because(judgement.why + " " + judgement.instead)
                          .with_evidence("env " + name, value);
-      finding.with_fix(make_fix(kCheckId, "Remove it (it has no effect).", {"unset " + name}));
+      finding.with_fix(make_fix(kCheckId, "Remove it (it has no effect).", unset_commands(name)));
       findings.push_back(std::move(finding));
     } else if (judgement.verdict == NameVerdict::misspelled) {
       std::string summary = fmt::format("{} is not a ROCm variable: did you mean {}?", name, judgement.suggestion);
@@ -663,8 +678,8 @@ void name_findings(const Environment& env, std::vector<Finding>& findings) {
       auto finding = make_finding("env.unknown-variable", Severity::warning, summary)
                          .because(detail)
                          .with_evidence("env " + name, value);
-      std::vector<std::string> commands = {"unset " + name};
-      if (judgement.suggestion.find(' ') == std::string::npos) {
+      std::vector<std::string> commands = unset_commands(name);
+      if (is_shell_name(judgement.suggestion)) {
         commands.push_back("export " + judgement.suggestion + "=" + shell_quote(value));
       }
       finding.with_fix(make_fix(kCheckId, "Rename it.", commands));

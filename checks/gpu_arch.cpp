@@ -580,6 +580,26 @@ std::vector<Finding> mismatch_findings(const GpuInventory& inventory) {
   return findings;
 }
 
+// KFD node properties the inventory could not use: said, never silently dropped.
+std::vector<Finding> kfd_problem_findings(const GpuInventory& inventory) {
+  std::vector<Finding> findings;
+  for (const auto& problem : inventory.kfd_problems) {
+    Fix fix;
+    fix.description = "Compare with the live file; on a live machine a corrupt topology means a driver problem "
+                      "(look in the kernel log), in a snapshot a damaged capture (capture it again)";
+    fix.commands = {"cat " + shell_quote(problem.source), "sudo dmesg | grep -iE 'kfd|amdgpu'"};
+    fix.needs_root = true;
+    fix.verify = verify_command("gpu-arch");
+    findings.push_back(make_finding("gpu.kfd-properties-invalid", Severity::warning, problem.summary)
+                           .because("KFD writes each node's properties as \"name number\" lines of about 1.5 KiB. "
+                                    "This one is unreadable, too large or holds values KFD never writes, so the "
+                                    "doctor cannot tell what GPU the node is; ROCm's own parser may fail on it too.")
+                           .with_evidence(problem.source, problem.value)
+                           .with_fix(fix));
+  }
+  return findings;
+}
+
 // Groups GPUs with the same target and override so an 8-GPU node gets one line.
 std::vector<Subject> gpu_subjects(const Host& host, const std::vector<const Gpu*>& gpus) {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Gpu*>> groups;
@@ -635,7 +655,7 @@ class GpuArchCheck final : public Check {
     return {"gpu.none-visible",      "gpu.supported",       "gpu.override-needed",
             "gpu.override-invalid",  "gpu.override-unneeded", "gpu.override-multi-gpu",
             "gpu.unsupported",       "gpu.igpu-present",    "gpu.vram-in-use",
-            "gpu.kfd-mismatch"};
+            "gpu.kfd-mismatch",      "gpu.kfd-properties-invalid"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {
@@ -647,15 +667,18 @@ class GpuArchCheck final : public Check {
       return CheckOutcome::skipped("no GPU while building an image: pass --target-gfx to judge the image's targets");
     }
     if (!use_targets && gpus.empty()) {
+      auto findings = kfd_problem_findings(inventory);
       if (inventory.amdgpu_loaded && inventory.kfd_present && !inventory.pci_gpus().empty()) {
-        return std::vector<Finding>{none_visible(inventory)};
+        findings.push_back(none_visible(inventory));
       }
+      if (!findings.empty()) return findings;
       return CheckOutcome::skipped("no AMD GPU is visible to ROCm (see the driver check)");
     }
     const auto built = built_in(ctx);
     const auto locations = override_locations(ctx.host());
     const Judge judge(ctx, built, locations);
-    std::vector<Finding> findings = mismatch_findings(inventory);
+    std::vector<Finding> findings = kfd_problem_findings(inventory);
+    for (auto& finding : mismatch_findings(inventory)) findings.push_back(std::move(finding));
     if (use_targets) {
       for (const auto& subject : target_subjects(ctx.host(), targets)) judge.judge(subject, findings);
       return findings;

@@ -27,6 +27,12 @@ std::map<std::string, std::string> parse_key_value_lines(std::string_view text);
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
+// Machine text made safe to show in a report: control characters (all of them,
+// or all but newline and tab with keep_newlines) become \xNN, so a hostile value
+// cannot move a terminal's cursor or forge report lines, and text longer than
+// max_bytes is cut on a UTF-8 boundary with "... (N bytes in all)".
+std::string displayable(std::string_view text, std::size_t max_bytes, bool keep_newlines);
+
 // Levenshtein distance, for "did you mean ...?" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 // The closest candidate within `max_distance`, if any.

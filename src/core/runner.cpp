@@ -71,6 +71,26 @@ tl::expected<std::vector<const Check*>, std::string> select_checks(const Selecti
   return chosen;
 }
 
+namespace {
+
+// Findings quote machine files and variables, which a hostile or corrupt input
+// can make megabytes long or fill with terminal control sequences; every
+// renderer gets them bounded and printable (fix commands are the checks' own,
+// already shell-quoted, and left alone).
+constexpr std::size_t kMaxSummaryBytes = 400;
+constexpr std::size_t kMaxEvidenceBytes = 4096;
+
+void make_displayable(Finding& finding) {
+  finding.summary = displayable(finding.summary, kMaxSummaryBytes, false);
+  finding.detail = displayable(finding.detail, kMaxEvidenceBytes, true);
+  for (auto& evidence : finding.evidence) {
+    evidence.source = displayable(evidence.source, kMaxSummaryBytes, false);
+    evidence.value = displayable(evidence.value, kMaxEvidenceBytes, true);
+  }
+}
+
+}  // namespace
+
 CheckResult run_check(const Check& check, const CheckContext& ctx) {
   CheckResult result;
   result.id = check.id();
@@ -83,6 +103,7 @@ CheckResult run_check(const Check& check, const CheckContext& ctx) {
       result.skipped_reason = *outcome.skipped_reason;
     } else {
       result.findings = std::move(outcome.findings);
+      for (auto& finding : result.findings) make_displayable(finding);
       result.status = status_from(result.findings);
     }
   } catch (const std::exception& error) {

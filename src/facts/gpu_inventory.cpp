@@ -109,17 +109,43 @@ std::vector<DrmCard> scan_drm(const Host& host) {
   return cards;
 }
 
-std::vector<KfdNode> scan_kfd(const Host& host, bool& present) {
+// One node's `properties`; a problem (unreadable, oversized, malformed) goes to
+// `problems` rather than silently dropping or half-using the node.
+std::optional<KfdNode> read_kfd_node(const Host& host, const std::string& name, int id,
+                                     std::vector<InventoryIssue>& problems) {
+  const auto path = std::string(kTopology) + "/" + name + "/properties";
+  auto text = host.read_file(path, kKfdPropertiesLimit);
+  if (!text) {
+    // A node folder without properties is not something to report; anything else is.
+    if (text.error().kind != HostErrorKind::not_found) {
+      problems.push_back({fmt::format("KFD node {} properties cannot be read ({})", name, to_string(text.error().kind)),
+                          path, text.error().message});
+    }
+    return std::nullopt;
+  }
+  auto node = parse_kfd_properties(id, *text);
+  if (!node) {
+    problems.push_back({fmt::format("KFD node {} properties hold no \"name number\" lines", name), path,
+                        text->empty() ? std::string("empty") : "\"" + printable_excerpt(*text) + "\""});
+    return std::nullopt;
+  }
+  if (auto problem = describe_kfd_node_problem(*node); !problem.empty()) {
+    problems.push_back({fmt::format("KFD node {} properties: {}", name, problem), path,
+                        node->malformed.empty() ? fmt::format("gfx_target_version {}", node->get("gfx_target_version").value_or(0))
+                                                : "\"" + printable_excerpt(node->malformed.front()) + "\""});
+  }
+  return node;
+}
+
+std::vector<KfdNode> scan_kfd(const Host& host, bool& present, std::vector<InventoryIssue>& problems) {
   std::vector<KfdNode> nodes;
   auto entries = host.list_dir(kTopology);
   present = entries.has_value();
   if (!entries) return nodes;
   for (const auto& entry : *entries) {
     const auto id = parse_uint(entry.name);
-    if (!id) continue;
-    auto text = host.read_file(std::string(kTopology) + "/" + entry.name + "/properties");
-    if (!text) continue;
-    if (auto node = parse_kfd_properties(static_cast<int>(*id), *text)) nodes.push_back(std::move(*node));
+    if (!id || *id > 0xffff) continue;  // KFD numbers nodes 0, 1, ...
+    if (auto node = read_kfd_node(host, entry.name, static_cast<int>(*id), problems)) nodes.push_back(std::move(*node));
   }
   std::sort(nodes.begin(), nodes.end(), [](const KfdNode& a, const KfdNode& b) { return a.node_id < b.node_id; });
   return nodes;
@@ -266,11 +292,49 @@ bool KfdNode::is_gpu() const { return get("simd_count").value_or(0) > 0 && get("
 std::optional<KfdNode> parse_kfd_properties(int node_id, std::string_view text) {
   KfdNode node;
   node.node_id = node_id;
-  for (const auto& [key, value] : parse_key_value_lines(text)) {
-    if (auto number = parse_uint(value)) node.values.emplace(key, *number);
+  for (const auto line : lines(text)) {
+    if (trim(line).empty()) continue;
+    const auto words = split_words(trim(line));
+    const auto number = words.size() == 2 ? parse_uint(words[1]) : std::nullopt;
+    if (number) {
+      node.values.insert_or_assign(std::string(words[0]), *number);
+      continue;
+    }
+    ++node.malformed_count;
+    if (node.malformed.size() < KfdNode::kMaxMalformedKept) node.malformed.emplace_back(trim(line));
   }
   if (node.values.empty()) return std::nullopt;
   return node;
+}
+
+std::string describe_kfd_node_problem(const KfdNode& node) {
+  if (node.malformed_count > 0) {
+    return fmt::format("{} line(s) are not \"name number\" (KFD writes unsigned decimal numbers only)",
+                       node.malformed_count);
+  }
+  const auto version = node.get("gfx_target_version");
+  if (node.get("simd_count").value_or(0) > 0 && version && !decode_gfx_target_version(*version)) {
+    return fmt::format("a GPU node (simd_count {}) with gfx_target_version {}, which is not a gfx version",
+                       *node.get("simd_count"), *version);
+  }
+  return "";
+}
+
+std::string printable_excerpt(std::string_view text, std::size_t max_chars) {
+  std::string out;
+  for (const char c : text) {
+    if (out.size() >= max_chars) {
+      out += "...";
+      break;
+    }
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      out += fmt::format("\\x{:02x}", byte);
+    }
+  }
+  return out;
 }
 
 std::string bdf_from_location(std::uint64_t location_id, std::uint64_t domain) {
@@ -363,7 +427,7 @@ GpuInventory GpuInventory::collect(const Host& host) {
   inventory.amdgpu_loaded = host.exists("/sys/module/amdgpu");
   const auto pci = scan_pci(host);
   const auto cards = scan_drm(host);
-  const auto nodes = scan_kfd(host, inventory.kfd_present);
+  const auto nodes = scan_kfd(host, inventory.kfd_present, inventory.kfd_problems);
   inventory.kfd_node_count = static_cast<int>(nodes.size());
   join_kfd(inventory, nodes, pci, cards);
   add_pci_only(inventory, pci, cards);

@@ -275,7 +275,8 @@ tl::expected<void, std::string> RecordingHost::finish(std::string captured_at, s
   write_file("/etc/group", group_text);
   write_file("/etc/passwd", passwd_text);
   std::ofstream stream(snapshot_dir_ / "snapshot.json", std::ios::trunc);
-  stream << to_json(manifest_).dump(2) << "\n";
+  // A variable's value may be any bytes; JSON holds UTF-8 only (others become U+FFFD).
+  stream << to_json(manifest_).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   stream.close();
   if (!stream) return tl::unexpected((snapshot_dir_ / "snapshot.json").string() + ": could not be written");
   // A snapshot missing files (a full disk) would replay as a broken machine.

@@ -64,6 +64,11 @@ tl::expected<std::unique_ptr<SnapshotHost>, std::string> SnapshotHost::open(cons
   if (std::filesystem::file_size(manifest_path, error) > 256U * 1024 * 1024) {
     return tl::unexpected(manifest_path.string() + ": larger than 256 MiB");
   }
+  // Links inside root/ are resolved inside it; root/ itself being a link would
+  // hand the replay some other folder (even the live /) without saying so.
+  if (std::filesystem::is_symlink(directory / "root", error)) {
+    return tl::unexpected((directory / "root").string() + ": a symbolic link; a snapshot's files must be inside it");
+  }
   auto manifest = parse_snapshot_manifest(read_small_file(manifest_path));
   if (!manifest) return tl::unexpected(manifest_path.string() + ": " + manifest.error());
   return std::unique_ptr<SnapshotHost>(new SnapshotHost(directory / "root", std::move(*manifest)));

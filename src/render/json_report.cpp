@@ -76,6 +76,11 @@ nlohmann::ordered_json report_to_json(const Report& report) {
   return result;
 }
 
-std::string render_json(const Report& report) { return report_to_json(report).dump(2) + "\n"; }
+// Evidence quotes machine files and variables, which may hold bytes that are not
+// UTF-8 (a corrupt sysfs file, a hostile snapshot): those become U+FFFD rather
+// than an exception that would lose the whole report.
+std::string render_json(const Report& report) {
+  return report_to_json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
 
 }  // namespace rocm_doctor

@@ -59,19 +59,23 @@ tl::expected<ReportDigest, std::string> digest_report(const nlohmann::json& repo
   return digest;
 }
 
-tl::expected<ReportDigest, std::string> load_report_digest(const std::filesystem::path& file) {
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) return tl::unexpected(file.string() + ": cannot open");
-  // Whole-file reads parse several times faster than nlohmann's stream input;
-  // the long free-text fields nobody here reads are dropped while parsing.
-  const std::string text{std::istreambuf_iterator<char>(stream), {}};
+tl::expected<ReportDigest, std::string> parse_report_digest(std::string_view text) {
+  // The long free-text fields nobody here reads are dropped while parsing.
   const nlohmann::json::parser_callback_t skip_text = [](int, nlohmann::json::parse_event_t event, nlohmann::json& key) {
     return !(event == nlohmann::json::parse_event_t::key && key.is_string() &&
              (key == "detail" || key == "evidence" || key == "fix"));
   };
   const auto document = nlohmann::json::parse(text, skip_text, false);
-  if (document.is_discarded()) return tl::unexpected(file.string() + ": not valid JSON");
-  auto digest = digest_report(document);
+  if (document.is_discarded()) return tl::unexpected(std::string("not valid JSON"));
+  return digest_report(document);
+}
+
+tl::expected<ReportDigest, std::string> load_report_digest(const std::filesystem::path& file) {
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) return tl::unexpected(file.string() + ": cannot open");
+  // Whole-file reads parse several times faster than nlohmann's stream input.
+  const std::string text{std::istreambuf_iterator<char>(stream), {}};
+  auto digest = parse_report_digest(text);
   if (!digest) return tl::unexpected(file.string() + ": " + digest.error());
   digest->file = file.string();
   return digest;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,8 @@ struct ReportDigest {
 };
 
 tl::expected<ReportDigest, std::string> digest_report(const nlohmann::json& report);
+// The text of a JSON report, as `diff` and `fleet` read it (untrusted input).
+tl::expected<ReportDigest, std::string> parse_report_digest(std::string_view text);
 tl::expected<ReportDigest, std::string> load_report_digest(const std::filesystem::path& file);
 
 // Severity order of the words: ok < info < warning < error.

@@ -135,6 +135,31 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return result;
 }
 
+std::string displayable(std::string_view text, std::size_t max_bytes, bool keep_newlines) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::size_t cut = text.size();
+  if (cut > max_bytes) {
+    cut = max_bytes;
+    // Back off to the start of a UTF-8 sequence (continuation bytes are 10xxxxxx).
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0U) == 0x80U) --cut;
+  }
+  std::string out;
+  out.reserve(cut + 32);
+  for (std::size_t i = 0; i < cut; ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const bool control = byte < 0x20 || byte == 0x7f;
+    if (!control || (keep_newlines && (byte == '\n' || byte == '\t'))) {
+      out += static_cast<char>(byte);
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4U];
+      out += kHex[byte & 0xfU];
+    }
+  }
+  if (cut < text.size()) out += "... (" + std::to_string(text.size()) + " bytes in all)";
+  return out;
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   std::iota(row.begin(), row.end(), 0);

@@ -57,6 +57,11 @@ struct InventoryIssue {
 struct KfdNode {
   int node_id = 0;
   std::map<std::string, std::uint64_t> values;
+  // Lines that are not "name unsigned-number" (KFD writes nothing else), as
+  // written, at most kMaxMalformedKept of them; malformed_count counts all.
+  std::vector<std::string> malformed;
+  std::size_t malformed_count = 0;
+  static constexpr std::size_t kMaxMalformedKept = 3;
   [[nodiscard]] std::optional<std::uint64_t> get(std::string_view key) const;
   [[nodiscard]] bool is_gpu() const;  // simd_count > 0 and gfx_target_version != 0
 };
@@ -64,6 +69,9 @@ struct KfdNode {
 struct GpuInventory {
   std::vector<Gpu> gpus;                // KFD GPUs in ROCm order, then GPUs only seen on PCI
   std::vector<InventoryIssue> issues;   // KFD/DRM/PCI disagreements
+  // KFD node `properties` files that are unreadable, larger than
+  // kKfdPropertiesLimit, or hold values KFD never writes (gpu.kfd-properties-invalid).
+  std::vector<InventoryIssue> kfd_problems;
   bool kfd_present = false;             // /sys/class/kfd/kfd/topology/nodes readable
   bool amdgpu_loaded = false;           // /sys/module/amdgpu exists
   int kfd_node_count = 0;               // every node, CPU ones included
@@ -76,8 +84,17 @@ struct GpuInventory {
   static GpuInventory collect(const Host& host);
 };
 
+// A KFD node `properties` file is about 1.5 KiB; reads stop at this bound, so a
+// hostile or corrupt snapshot cannot make the doctor read megabytes.
+inline constexpr std::size_t kKfdPropertiesLimit = 64 * 1024;
+
 // Pure parsers (tested with tables).
 std::optional<KfdNode> parse_kfd_properties(int node_id, std::string_view text);
+// What is wrong with a parsed node, in words ("" when nothing): malformed lines,
+// or a GPU node (SIMDs) whose gfx_target_version is 0 or not a gfx version.
+std::string describe_kfd_node_problem(const KfdNode& node);
+// Text safe to quote in a report: control and non-ASCII bytes as \xNN, at most max_chars.
+std::string printable_excerpt(std::string_view text, std::size_t max_chars = 60);
 // location_id + domain -> "0000:03:00.0" (bus = id >> 8, device = (id >> 3) & 0x1f, function = id & 7).
 std::string bdf_from_location(std::uint64_t location_id, std::uint64_t domain);
 // "0x744c\n" -> 0x744c.

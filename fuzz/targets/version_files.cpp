@@ -1,0 +1,26 @@
+// Version files: /opt/rocm/.info/version, share/hip/version, the amdgpu(-dkms)
+// module version (/sys/module/amdgpu/version), Debian package versions.
+#include "../../checks/packages.h"
+#include "fuzz_input.h"
+#include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/kb.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace rocm_doctor;
+  const auto text = fuzz::as_text(data, size);
+  (void)parse_rocm_version_file(text);
+  (void)parse_hip_version_file(text);
+  const auto [first, second] = fuzz::split_once(text);
+  (void)parse_versioned_folder(first);
+  (void)hip_version_from_library_name(first);
+  (void)upstream_version(first);
+  (void)compare_versions(first, second);
+  fuzz::require(compare_versions(first, first) == 0, "a version equals itself");
+  (void)packages::rocm_release_from_package_version(first);
+  (void)packages::major_minor(first);
+  if (const auto release = packages::rocm_release_of_driver(packages::driver_rules(), first)) {
+    (void)packages::judge_skew(packages::driver_rules(), *release, second, {"6.0", "6.1", "6.2", "6.3", "6.4"});
+  }
+  (void)packages::judge_skew(packages::driver_rules(), first, second, {"6.0", "6.1", "6.2"});
+  return 0;
+}
