@@ -75,7 +75,8 @@ bool is_module_file(std::string_view name, std::string_view module) {
 }
 
 Family distro_family(const SystemFacts& facts) {
-  const auto words = split_words(facts.os_id + " " + facts.os_id_like);
+  const std::string ids = facts.os_id + " " + facts.os_id_like;  // named: the words are views into it
+  const auto words = split_words(ids);
   const auto has = [&](std::string_view id) { return std::find(words.begin(), words.end(), id) != words.end(); };
   if (has("debian") || has("ubuntu")) return Family::debian;
   if (has("rhel") || has("fedora") || has("centos")) return Family::rhel;

@@ -42,7 +42,9 @@ bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0;
 std::vector<std::string> listed_versions(std::string_view text) {
   std::vector<std::string> result;
   std::string base;  // "15" for "15 SP4, SP5"
-  for (const auto raw : split(without_parentheses(text), ',')) {
+  // Named: split() returns views into it, which must outlive the loop.
+  const std::string plain = without_parentheses(text);
+  for (const auto raw : split(plain, ',')) {
     const auto part = trim(raw);
     if (part.empty()) continue;
     const auto words = split_words(part);

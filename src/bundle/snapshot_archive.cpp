@@ -141,7 +141,8 @@ std::string field(const char* data, std::size_t width) {
 }
 
 std::optional<std::uint64_t> octal(const char* data, std::size_t width) {
-  const auto text = trim(field(data, width));
+  const std::string raw = field(data, width);  // named: trim() returns a view into it
+  const auto text = trim(raw);
   if (text.empty()) return 0;
   return parse_uint(text, 8);
 }

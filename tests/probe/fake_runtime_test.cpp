@@ -16,12 +16,18 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Under ASan the probe's 64 MiB smoke copy alone takes about a second per GPU.
+#ifdef ROCM_DOCTOR_SANITIZED
+constexpr auto kProbeTimeout = 12s;
+#else
 constexpr auto kProbeTimeout = 3s;
+#endif
 
 // At --level full by default: the fake runtime stands in for a GPU this machine lacks,
 // and at standard the doctor loads no runtime where no GPU driver is (docs/performance.md).
 DoctorRun run_fake(const std::string& behaviour, std::vector<std::string> extra = {}) {
-  std::vector<std::string> arguments = {"--json", "--only", "probe,hip", "--probe-timeout", "3"};
+  std::vector<std::string> arguments = {"--json", "--only", "probe,hip", "--probe-timeout",
+                                        std::to_string(kProbeTimeout.count())};
   if (std::find(extra.begin(), extra.end(), "--level") == extra.end()) extra.insert(extra.begin(), {"--level", "full"});
   arguments.insert(arguments.end(), extra.begin(), extra.end());
   auto run = run_doctor(arguments, {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR,
