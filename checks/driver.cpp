@@ -364,14 +364,15 @@ Finding kfd_not_a_device(const CheckContext& ctx, const NodeInfo& node) {
                      .with_evidence("/dev/kfd", what);
   if (!facts.container.empty()) {
     finding.with_evidence("container runtime", facts.container);
-    return finding.with_fix(driver_fix("Pass the devices in as devices, not volumes: --device=/dev/kfd "
-                                       "--device=/dev/dri (the host needs the amdgpu driver loaded).",
-                                       {"docker run --device=/dev/kfd --device=/dev/dri IMAGE"}, false, false));
+    return finding.with_fix(make_fix(kCheckId,
+                                     "Pass the devices in as devices, not volumes: --device=/dev/kfd "
+                                     "--device=/dev/dri (the host needs the amdgpu driver loaded).",
+                                     {"docker run --device=/dev/kfd --device=/dev/dri IMAGE"}));
   }
-  return finding.with_fix(driver_fix("Move the impostor away and let udev create the device node again.",
-                                     {"ls -ld /dev/kfd", "sudo mv /dev/kfd /root/kfd.not-a-device",
-                                      "sudo udevadm trigger --subsystem-match=kfd"},
-                                     true, false));
+  return finding.with_fix(make_fix(kCheckId, "Move the impostor away and let udev create the device node again.",
+                                   {"ls -ld /dev/kfd", "sudo mv /dev/kfd /root/kfd.not-a-device",
+                                    "sudo udevadm trigger --subsystem-match=kfd"},
+                                   {.root = true}));
 }
 
 Finding driver_ok(const CheckContext& ctx, const std::vector<PciFunction>& amd, bool module_loaded) {
