@@ -328,6 +328,13 @@ std::string repo_folder(const std::string& version) {
   return version;
 }
 
+// amdgpu repository folders named by ROCm release ("6.2") rather than by driver
+// version ("30.10"). "6..2" or an overflowing number parses to no numbers at all.
+bool is_rocm_numbered(const std::string& release) {
+  const auto numbers = kb::version_numbers(release);
+  return !numbers.empty() && numbers.front() < 10;
+}
+
 std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& install,
                                    const std::optional<std::string>& driver_release) {
   const auto entries = radeon_entries(host);
@@ -341,7 +348,7 @@ std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& ins
     const auto& release = *source.repo.release;
     if (source.repo.kind == "rocm" && !installed.empty() && compare_versions(release, installed) != 0) {
       stale.push_back(&source);
-    } else if (source.repo.kind == "amdgpu" && driver_release && kb::version_numbers(release).front() < 10 &&
+    } else if (source.repo.kind == "amdgpu" && driver_release && is_rocm_numbered(release) &&
                compare_versions(release, *driver_release) != 0) {
       stale.push_back(&source);
     }

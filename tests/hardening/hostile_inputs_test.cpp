@@ -249,6 +249,16 @@ TEST(HostileInput, VariableNamesWithShellSyntaxStayOutOfFixCommands) {
   }
 }
 
+TEST(HostileInput, MalformedReleaseFoldersInAptSources) {
+  const DamagedSnapshot snapshot;  // amdgpu-dkms 6.8.5 loaded: the amdgpu repository entries are judged
+  snapshot.write("/etc/apt/sources.list.d/amdgpu.list",
+                 "deb https://repo.radeon.com/amdgpu/6..2/ubuntu jammy main\n"
+                 "deb https://repo.radeon.com/amdgpu/99999999999999999999.1/ubuntu jammy main\n"
+                 "deb https://repo.radeon.com/rocm/apt/6.2.4 jammy main\n");
+  const auto run = replay(snapshot);  // used to read the first number of an empty list (a crash)
+  EXPECT_NE(find_json_finding(run.report, "driver.ok"), nullptr);
+}
+
 TEST(HostileInput, LinksEscapingRootReadNothingOutsideIt) {
   const DamagedSnapshot snapshot;
   std::ofstream(snapshot.temp() / "outside-secret") << "ID=host-secret-token\n";

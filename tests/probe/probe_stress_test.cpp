@@ -21,8 +21,15 @@ namespace {
 
 using namespace std::chrono_literals;
 
+#ifdef ROCM_DOCTOR_SANITIZED
+// The instrumented doctor starts and probes several times slower: a longer
+// timeout, and fewer runs so the test stays within its ctest time limit.
+constexpr auto kProbeTimeout = 4s;
+constexpr int kRuns = 20;
+#else
 constexpr auto kProbeTimeout = 1s;
 constexpr int kRuns = 50;
+#endif
 
 struct Behaviour {
   std::string name;
@@ -93,7 +100,8 @@ TEST_F(ProbeStress, FiftyRunsOfARuntimeThatCrashesOrHangsAtRandom) {
     ++tally[behaviour.name];
     // --image: at --level standard the doctor loads a GPU runtime on a machine without a GPU
     // driver only for an image check (--level full would add the slow copy test).
-    const auto run = run_doctor({"--json", "--only", "probe,hip", "--probe-timeout", "1", "--image"},
+    const auto run = run_doctor({"--json", "--only", "probe,hip", "--probe-timeout",
+                                 std::to_string(kProbeTimeout.count()), "--image"},
                                 {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR,
                                  "ROCM_DOCTOR_FAKE_HIP=" + behaviour.name, marker_},
                                 30s);
