@@ -33,8 +33,8 @@ struct ReportDigest {
   std::vector<std::string> gpus;                    // "0000:03:00.0 AMD Radeon RX 7900 XTX (gfx1100)"
 };
 
-tl::expected<ReportDigest, std::string> digest_report(const nlohmann::json& report);
-// The text of a JSON report, as `diff` and `fleet` read it (untrusted input).
+// The text of a JSON report, as `diff` and `fleet` read it (untrusted input); the error
+// says why it is none (not JSON, not a report).
 tl::expected<ReportDigest, std::string> parse_report_digest(std::string_view text);
 tl::expected<ReportDigest, std::string> load_report_digest(const std::filesystem::path& file);
 
