@@ -25,7 +25,7 @@ std::string kfd_properties(int node) {
       {"cu_per_simd_array", 38},       {"simd_per_cu", 4},          {"max_slots_scratch_cu", 32},
       {"gfx_target_version", 90402},   {"vendor_id", 4098},         {"device_id", 29857},
       {"location_id", 1280 + node},    {"domain", 0},               {"drm_render_minor", 128 + node},
-      {"hive_id", 11393213417914117888LL % 1000000007}, {"num_sdma_engines", 16}, {"num_sdma_xgmi_engines", 14},
+      {"hive_id", 7305312497823907712LL}, {"num_sdma_engines", 16}, {"num_sdma_xgmi_engines", 14},
       {"num_sdma_queues_per_engine", 8}, {"num_cp_queues", 120},     {"max_engine_clk_fcompute", 2100},
       {"local_mem_size", 206158430208}, {"fw_version", 78},         {"capability", 1015065216},
       {"debug_prop", 1511},            {"sdma_fw_version", 9},      {"unique_id", 1037646359883453 + node},

@@ -31,7 +31,9 @@ void expect_healthy_with_gpus(int gpus, int groups) {
   const auto* smi = find_finding(report, "smi.ok");
   ASSERT_NE(smi, nullptr);
   EXPECT_NE(smi->summary.find(std::to_string(gpus) + " GPU(s)"), std::string::npos) << smi->summary;
-  if (gpus > 1) EXPECT_NE(find_finding(report, "topology.xgmi"), nullptr);
+  if (gpus > 1) {
+    EXPECT_NE(find_finding(report, "topology.xgmi"), nullptr);
+  }
 }
 
 TEST(SyntheticNode, OneGpuIsHealthy) { expect_healthy_with_gpus(1, 0); }
