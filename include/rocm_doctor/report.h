@@ -56,6 +56,8 @@ struct SeverityCounts {
 SeverityCounts count_findings(const Report& report);
 // The worst severity among all findings (ok when there are none).
 Severity worst_severity(const Report& report);
+// A check's status from its findings: the worst of their severities.
+CheckStatus status_from(const std::vector<Finding>& findings);
 
 // The CLI's documented exit codes.
 enum class ExitCode : int { ok = 0, findings = 1, usage = 2, internal = 3 };

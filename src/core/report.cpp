@@ -58,6 +58,18 @@ Severity worst_severity(const Report& report) {
   return worst;
 }
 
+CheckStatus status_from(const std::vector<Finding>& findings) {
+  Severity worst = Severity::ok;
+  for (const auto& finding : findings) worst = std::max(worst, finding.severity);
+  switch (worst) {
+    case Severity::ok: return CheckStatus::ok;
+    case Severity::info: return CheckStatus::info;
+    case Severity::warning: return CheckStatus::warning;
+    case Severity::error: return CheckStatus::error;
+  }
+  return CheckStatus::error;
+}
+
 ExitCode exit_code_for(const Report& report, Severity fail_on) {
   if (worst_severity(report) >= fail_on) return ExitCode::findings;
   const bool any_internal = std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& check) {

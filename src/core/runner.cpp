@@ -35,18 +35,6 @@ tl::expected<void, std::string> validate_ids(const std::vector<std::string>& ids
   return {};
 }
 
-CheckStatus status_from(const std::vector<Finding>& findings) {
-  Severity worst = Severity::ok;
-  for (const auto& finding : findings) worst = std::max(worst, finding.severity);
-  switch (worst) {
-    case Severity::ok: return CheckStatus::ok;
-    case Severity::info: return CheckStatus::info;
-    case Severity::warning: return CheckStatus::warning;
-    case Severity::error: return CheckStatus::error;
-  }
-  return CheckStatus::error;
-}
-
 CheckResult skipped_by_policy(const Check& check, std::string reason) {
   CheckResult result;
   result.id = check.id();

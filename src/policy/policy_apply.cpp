@@ -64,18 +64,6 @@ Finding judge_safely(const Policy& policy, const Rule& rule, const CheckContext&
   }
 }
 
-CheckStatus status_of(const std::vector<Finding>& findings) {
-  Severity worst = Severity::ok;
-  for (const auto& finding : findings) worst = std::max(worst, finding.severity);
-  switch (worst) {
-    case Severity::ok: return CheckStatus::ok;
-    case Severity::info: return CheckStatus::info;
-    case Severity::warning: return CheckStatus::warning;
-    case Severity::error: return CheckStatus::error;
-  }
-  return CheckStatus::error;
-}
-
 const Tolerance* tolerance_for(const PolicySet& set, const Finding& finding, const Policy** owner) {
   for (const auto& policy : set.policies) {
     for (const auto& tolerance : policy.tolerate) {
@@ -101,7 +89,7 @@ int apply_tolerances(const PolicySet& set, CheckResult& check) {
     ++accepted;
   }
   if (accepted > 0 && check.status != CheckStatus::skipped && check.status != CheckStatus::internal_error) {
-    check.status = status_of(check.findings);
+    check.status = status_from(check.findings);
   }
   return accepted;
 }
@@ -153,7 +141,7 @@ CheckResult evaluate(const PolicySet& set, const CheckContext& ctx) {
   for (const auto& policy : set.policies) {
     for (const auto& rule : policy.rules) result.findings.push_back(judge_safely(policy, rule, ctx));
   }
-  result.status = status_of(result.findings);
+  result.status = status_from(result.findings);
   result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

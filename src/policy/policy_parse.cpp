@@ -114,8 +114,11 @@ Parsed<RuleSpec> parse_version_rule(const Json& value, const std::string& path) 
   return VersionRule{std::move(*range)};
 }
 
-Parsed<RuleSpec> parse_driver_rule(const Json& value, const std::string& path) {
-  DriverRule rule;
+// The amdgpu-driver and torch rules: a bare range means "version", an object
+// gives "version" and/or "rocm" (the ROCm release the driver or wheel is for).
+template <typename Rule>
+Parsed<RuleSpec> parse_version_and_rocm_rule(const Json& value, const std::string& path) {
+  Rule rule;
   if (!value.is_object()) {
     auto range = range_of(value, path);
     if (!range) return tl::unexpected(range.error());
@@ -130,6 +133,10 @@ Parsed<RuleSpec> parse_driver_rule(const Json& value, const std::string& path) {
   }
   if (!rule.version && !rule.rocm) return fail(path, "needs \"version\" and/or \"rocm\"");
   return rule;
+}
+
+Parsed<RuleSpec> parse_driver_rule(const Json& value, const std::string& path) {
+  return parse_version_and_rocm_rule<DriverRule>(value, path);
 }
 
 Parsed<RuleSpec> parse_gfx_rule(const Json& value, const std::string& path) {
@@ -169,21 +176,7 @@ Parsed<RuleSpec> parse_gpu_vram_rule(const Json& value, const std::string& path)
 }
 
 Parsed<RuleSpec> parse_torch_rule(const Json& value, const std::string& path) {
-  TorchRule rule;
-  if (!value.is_object()) {
-    auto range = range_of(value, path);
-    if (!range) return tl::unexpected(range.error());
-    rule.version = std::move(*range);
-    return rule;
-  }
-  for (const auto& [key, target] : {std::pair{"version", &rule.version}, std::pair{"rocm", &rule.rocm}}) {
-    if (!value.contains(key)) continue;
-    auto range = range_of(value[key], path + "/" + key);
-    if (!range) return tl::unexpected(range.error());
-    *target = std::move(*range);
-  }
-  if (!rule.version && !rule.rocm) return fail(path, "needs \"version\" and/or \"rocm\"");
-  return rule;
+  return parse_version_and_rocm_rule<TorchRule>(value, path);
 }
 
 std::vector<std::string> known_library_names() {

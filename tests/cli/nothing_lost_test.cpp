@@ -9,20 +9,17 @@
 
 #include "probe/child_process.h"
 #include "support/run_binary.h"
+#include "render/run_tool.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_text;
 using testing::TempDir;
 
 const std::string kScenario = std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/ubuntu2204-rx7900xtx-healthy";
-
-std::string read_all(const fs::path& path) {
-  std::ifstream stream(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
-}
 
 // Runs the doctor with a file-size limit of `kilobytes`: a write past it
 // fails with EFBIG, which is what a full disk looks like to the writer.
@@ -58,7 +55,7 @@ TEST_F(NothingLost, AReportThatDoesNotFitLeavesTheOldOneIntact) {
   EXPECT_EQ(run.exit_code, std::optional<int>(3)) << run.err_tail;
   EXPECT_NE(run.err_tail.find(target.string()), std::string::npos) << run.err_tail;
   EXPECT_NE(run.err_tail.find("File too large"), std::string::npos) << run.err_tail;
-  EXPECT_EQ(read_all(target), "the previous report\n");
+  EXPECT_EQ(read_text(target), "the previous report\n");
   EXPECT_EQ(names_in(folder_.path()), std::vector<std::string>{"report.json"}) << "a temporary file was left behind";
 }
 
@@ -68,7 +65,7 @@ TEST_F(NothingLost, TheSameReportWithRoomReplacesTheOldOne) {
   std::ofstream(target) << "the previous report\n";
   const auto run = run_on_a_full_disk(4096, {"--replay", kScenario, "--json", "-o", target.string()});
   EXPECT_EQ(run.exit_code, std::optional<int>(0)) << run.err_tail;
-  EXPECT_EQ(nlohmann::json::parse(read_all(target)).value("schema_version", 0), 1);
+  EXPECT_EQ(nlohmann::json::parse(read_text(target)).value("schema_version", 0), 1);
   EXPECT_EQ(names_in(folder_.path()), std::vector<std::string>{"report.json"});
 }
 
@@ -78,7 +75,7 @@ TEST_F(NothingLost, AFixScriptThatDoesNotFitLeavesTheOldOneIntact) {
   const std::string access_scenario = std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/access-group-missing";
   const auto run = run_on_a_full_disk(0, {"--replay", access_scenario, "--fix-script", script.string()});
   EXPECT_EQ(run.exit_code, std::optional<int>(3)) << run.err_tail;
-  EXPECT_EQ(read_all(script), "#!/bin/sh\necho old\n");
+  EXPECT_EQ(read_text(script), "#!/bin/sh\necho old\n");
   EXPECT_EQ(names_in(folder_.path()), std::vector<std::string>{"fix.sh"});
 }
 
@@ -96,7 +93,7 @@ TEST_F(NothingLost, AnArchiveThatDoesNotFitLeavesTheOldOneIntact) {
   std::ofstream(archive) << "old archive";
   const auto run = run_on_a_full_disk(1, {"capture", "--archive", archive.string(), "--level", "quick"});
   EXPECT_EQ(run.exit_code, std::optional<int>(3)) << run.err_tail;
-  EXPECT_EQ(read_all(archive), "old archive");
+  EXPECT_EQ(read_text(archive), "old archive");
   EXPECT_EQ(names_in(folder_.path()), std::vector<std::string>{"ticket.tar.gz"});
 }
 
@@ -109,7 +106,7 @@ TEST_F(NothingLost, AReadOnlyFolderLeavesTheOldReportIntact) {
   fs::permissions(folder_.path(), fs::perms::owner_all);
   EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_NE(run.err.find("Permission denied"), std::string::npos) << run.err;
-  EXPECT_EQ(read_all(target), "the previous report\n");
+  EXPECT_EQ(read_text(target), "the previous report\n");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <future>
 
+#include "render/run_tool.h"
 #include "support/snapshot_builder.h"
 #include "util/atomic_file.h"
 
@@ -20,19 +21,15 @@ namespace rocm_doctor {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_text;
 using testing::TempDir;
-
-std::string read_all(const fs::path& path) {
-  std::ifstream stream(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
-}
 
 TEST(AtomicFile, ReplacesARegularFileAndSetsItsMode) {
   TempDir folder;
   const auto target = folder.path() / "fix.sh";
   std::ofstream(target) << "old";
   ASSERT_TRUE(write_file_atomically(target, "#!/bin/sh\n", 0755));
-  EXPECT_EQ(read_all(target), "#!/bin/sh\n");
+  EXPECT_EQ(read_text(target), "#!/bin/sh\n");
   EXPECT_EQ(fs::status(target).permissions(), fs::perms(0755));
 }
 
@@ -42,7 +39,7 @@ TEST(AtomicFile, ReplacesALinkRatherThanWritingThroughItToAFile) {
   std::ofstream(victim) << "untouched";
   fs::create_symlink(victim, folder.path() / "report.json");
   ASSERT_TRUE(write_file_atomically(folder.path() / "report.json", "{}"));
-  EXPECT_EQ(read_all(victim), "untouched");
+  EXPECT_EQ(read_text(victim), "untouched");
   EXPECT_FALSE(fs::is_symlink(folder.path() / "report.json"));
 }
 
@@ -51,7 +48,7 @@ TEST(AtomicFile, WritesIntoAFifoWithoutReplacingIt) {
   TempDir folder;
   const auto fifo = folder.path() / "collector";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  auto reader = std::async(std::launch::async, [&fifo] { return read_all(fifo); });
+  auto reader = std::async(std::launch::async, [&fifo] { return read_text(fifo); });
   fs::create_symlink(fifo, folder.path() / "stdout");
   const auto written = write_file_atomically(folder.path() / "stdout", "report\n");
   // Had the write gone elsewhere, the reader would wait forever for a writer.

@@ -7,18 +7,15 @@
 
 #include "host/live_host.h"
 #include "host/recording_host.h"
+#include "render/run_tool.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_text;
 using testing::TempDir;
-
-std::string read_all(const fs::path& path) {
-  std::ifstream stream(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
-}
 
 class RecordingInside : public ::testing::Test {
  protected:
@@ -39,7 +36,7 @@ TEST_F(RecordingInside, RecordsAFileItReads) {
   RecordingHost recorder(live_, snapshot_.path());
   const auto file = machine_.path() / "config" / "settings";
   ASSERT_TRUE(recorder.read_file(file.string(), 4096));
-  EXPECT_EQ(read_all(mirrored(file)), "value\n");
+  EXPECT_EQ(read_text(mirrored(file)), "value\n");
 }
 
 // A folder recorded earlier as a link (the machine had a link there, then a
@@ -65,7 +62,7 @@ TEST_F(RecordingInside, NeverWritesThroughALinkAtTheFilesOwnPlace) {
   fs::create_symlink(victim, mirrored(file));
 
   ASSERT_TRUE(recorder.read_file(file.string(), 4096));
-  EXPECT_EQ(read_all(victim), "untouched");
+  EXPECT_EQ(read_text(victim), "untouched");
 }
 
 TEST_F(RecordingInside, ListingsDoNotCreateEntriesThroughALink) {
