@@ -2,6 +2,7 @@
 // module version (/sys/module/amdgpu/version), Debian package versions.
 #include "../../checks/packages.h"
 #include "fuzz_input.h"
+#include "rocm_doctor/facts/amdgpu_driver.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 
@@ -17,10 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)compare_versions(first, second);
   fuzz::require(compare_versions(first, first) == 0, "a version equals itself");
   (void)packages::rocm_release_from_package_version(first);
-  (void)packages::major_minor(first);
-  if (const auto release = packages::rocm_release_of_driver(packages::driver_rules(), first)) {
-    (void)packages::judge_skew(packages::driver_rules(), *release, second, {"6.0", "6.1", "6.2", "6.3", "6.4"});
+  (void)amdgpu_driver::major_minor(first);
+  if (const auto release = amdgpu_driver::rocm_release_of_driver(amdgpu_driver::driver_rules(), first)) {
+    (void)amdgpu_driver::judge_skew(amdgpu_driver::driver_rules(), *release, second, {"6.0", "6.1", "6.2", "6.3", "6.4"});
   }
-  (void)packages::judge_skew(packages::driver_rules(), first, second, {"6.0", "6.1", "6.2"});
+  (void)amdgpu_driver::judge_skew(amdgpu_driver::driver_rules(), first, second, {"6.0", "6.1", "6.2"});
   return 0;
 }
