@@ -1,6 +1,5 @@
 #include "host/live_host.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -13,48 +12,13 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "host/posix_files.h"
+
 extern char** environ;  // NOLINT: POSIX
 
 namespace rocm_doctor {
 
-HostError host_error_from_errno(int error_number, std::string_view path) {
-  HostErrorKind kind = HostErrorKind::io;
-  switch (error_number) {
-    case ENOENT: kind = HostErrorKind::not_found; break;
-    case EACCES:
-    case EPERM: kind = HostErrorKind::permission_denied; break;
-    case ENOTDIR: kind = HostErrorKind::not_a_directory; break;
-    case ELOOP: kind = HostErrorKind::loop; break;
-    case EINVAL: kind = HostErrorKind::not_a_link; break;
-    default: break;
-  }
-  return HostError{kind, std::string(path) + ": " + std::strerror(error_number)};
-}
-
-EntryType entry_type_from_mode(unsigned mode) {
-  if (S_ISREG(mode)) return EntryType::file;
-  if (S_ISDIR(mode)) return EntryType::directory;
-  if (S_ISLNK(mode)) return EntryType::symlink;
-  if (S_ISCHR(mode)) return EntryType::char_device;
-  if (S_ISBLK(mode)) return EntryType::block_device;
-  return EntryType::other;
-}
-
 namespace {
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::optional<GroupEntry> to_group_entry(const group* entry) {
   if (entry == nullptr) return std::nullopt;
@@ -108,23 +72,6 @@ std::optional<std::string> measured_access(const std::string& path) {
   return "none";
 }
 
-// The type readdir already knows (d_type); one lstat only for file systems
-// that do not fill it in. /usr/lib/x86_64-linux-gnu has thousands of entries.
-EntryType entry_type(const std::string& dir_path, const dirent& entry) {
-  switch (entry.d_type) {
-    case DT_REG: return EntryType::file;
-    case DT_DIR: return EntryType::directory;
-    case DT_LNK: return EntryType::symlink;
-    case DT_CHR: return EntryType::char_device;
-    case DT_BLK: return EntryType::block_device;
-    case DT_UNKNOWN: break;
-    default: return EntryType::other;
-  }
-  struct stat info {};
-  const std::string full = dir_path + "/" + entry.d_name;
-  return ::lstat(full.c_str(), &info) == 0 ? entry_type_from_mode(info.st_mode) : EntryType::other;
-}
-
 }  // namespace
 
 LiveHost::LiveHost(ProbeLookup probes, PluginLauncher plugins)
@@ -139,40 +86,12 @@ HostResult<std::string> LiveHost::read_file(std::string_view path, std::size_t m
   if (::fstat(fd.get(), &info) == 0 && S_ISDIR(info.st_mode)) {
     return tl::unexpected(HostError{HostErrorKind::io, file + ": is a directory"});
   }
-  std::string content;
-  char chunk[8192];
-  while (true) {
-    const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      // /dev/kmsg: EAGAIN is the end of the ring buffer; EPIPE says older
-      // records were overwritten while we read, and the next read goes on.
-      if (errno == EAGAIN) break;
-      if (errno == EPIPE) continue;
-      return tl::unexpected(host_error_from_errno(errno, path));
-    }
-    if (got == 0) break;
-    if (content.size() + static_cast<std::size_t>(got) > max_bytes) {
-      return tl::unexpected(
-          HostError{HostErrorKind::too_large, file + ": larger than " + std::to_string(max_bytes) + " bytes"});
-    }
-    content.append(chunk, static_cast<std::size_t>(got));
-  }
-  return content;
+  return read_descriptor(fd.get(), path, max_bytes);
 }
 
 HostResult<std::vector<DirEntry>> LiveHost::list_dir(std::string_view path) const {
-  const std::string dir_path(path);
-  DIR* dir = ::opendir(dir_path.c_str());
-  if (dir == nullptr) return tl::unexpected(host_error_from_errno(errno, path));
-  std::vector<DirEntry> entries;
-  while (const dirent* entry = ::readdir(dir)) {
-    const std::string_view name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    entries.push_back({std::string(name), entry_type(dir_path, *entry)});
-  }
-  ::closedir(dir);
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  auto entries = read_directory(std::string(path), path);
+  if (entries) std::sort(entries->begin(), entries->end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return entries;
 }
 

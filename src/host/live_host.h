@@ -36,9 +36,4 @@ class LiveHost final : public Host {
   PluginLauncher plugins_;
 };
 
-// Maps an errno value from an operation on `path` to a HostError.
-HostError host_error_from_errno(int error_number, std::string_view path);
-// Converts st_mode's file type bits.
-EntryType entry_type_from_mode(unsigned mode);
-
 }  // namespace rocm_doctor

@@ -1,16 +1,17 @@
 #include "host/snapshot_host.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <deque>
+#include <climits>
 #include <fstream>
 #include <sstream>
 
 #include "host/account_files.h"
-#include "host/live_host.h"
+#include "host/posix_files.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -19,22 +20,28 @@ namespace {
 
 constexpr int kMaxSymlinkHops = 40;  // as Linux's MAXSYMLINKS
 
-std::deque<std::string> path_components(std::string_view path) {
-  std::deque<std::string> parts;
+std::vector<std::string> path_components(std::string_view path) {
+  std::vector<std::string> parts;
   for (const auto part : split(path, '/')) {
     if (!part.empty() && part != ".") parts.emplace_back(part);
   }
   return parts;
 }
 
-std::filesystem::path join_inside(const std::filesystem::path& root, const std::vector<std::string>& parts) {
-  std::filesystem::path result = root;
-  for (const auto& part : parts) result /= part;
-  return result;
-}
-
 HostError not_absolute(std::string_view path) {
   return HostError{HostErrorKind::not_found, std::string(path) + ": not an absolute path"};
+}
+
+HostError not_a_directory(std::string_view path) {
+  return HostError{HostErrorKind::not_a_directory, std::string(path) + ": not a directory"};
+}
+
+HostResult<std::string> link_target(const std::string& link, std::string_view shown_path) {
+  std::string target(PATH_MAX, '\0');
+  const ssize_t length = ::readlink(link.c_str(), target.data(), target.size());
+  if (length < 0) return tl::unexpected(host_error_from_errno(errno, shown_path));
+  target.resize(static_cast<std::size_t>(length));
+  return target;
 }
 
 std::string read_small_file(const std::filesystem::path& path) {
@@ -47,7 +54,7 @@ std::string read_small_file(const std::filesystem::path& path) {
 }  // namespace
 
 SnapshotHost::SnapshotHost(std::filesystem::path root, SnapshotManifest manifest)
-    : root_(std::move(root)), manifest_(std::move(manifest)) {
+    : root_(root.string()), manifest_(std::move(manifest)) {
   if (auto text = read_file("/etc/group", 64 * 1024 * 1024)) groups_ = parse_group_file(*text);
   if (auto text = read_file("/etc/passwd", 64 * 1024 * 1024)) users_ = parse_passwd_file(*text);
 }
@@ -74,42 +81,70 @@ tl::expected<std::unique_ptr<SnapshotHost>, std::string> SnapshotHost::open(cons
   return std::unique_ptr<SnapshotHost>(new SnapshotHost(directory / "root", std::move(*manifest)));
 }
 
-HostResult<std::filesystem::path> SnapshotHost::resolve(std::string_view path, FollowLast follow) const {
-  if (!path.starts_with('/')) return tl::unexpected(not_absolute(path));
-  std::deque<std::string> pending = path_components(path);
-  std::vector<std::string> resolved;
+HostResult<SnapshotHost::Resolved> SnapshotHost::walk(std::string start, std::vector<std::string> pending,
+                                                      FollowLast follow, std::string_view shown_path) const {
+  Resolved current{std::move(start), S_IFDIR, 0};
+  std::reverse(pending.begin(), pending.end());  // the next component is at the back
   int hops = 0;
   while (!pending.empty()) {
-    std::string part = std::move(pending.front());
-    pending.pop_front();
+    std::string part = std::move(pending.back());
+    pending.pop_back();
     if (part == "..") {
-      if (!resolved.empty()) resolved.pop_back();
+      // Every component was appended as "/name"; the root's parent is the root.
+      if (current.path.size() > root_.size()) current.path.resize(current.path.rfind('/'));
+      current.mode = S_IFDIR;  // only a folder's components are walked further
       continue;
     }
-    resolved.push_back(part);
-    const auto candidate = join_inside(root_, resolved);
+    const std::size_t parent_length = current.path.size();
+    current.path += '/';
+    current.path += part;
     struct stat info {};
-    if (::lstat(candidate.c_str(), &info) != 0) {
-      return tl::unexpected(host_error_from_errno(errno, path));
-    }
+    if (::lstat(current.path.c_str(), &info) != 0) return tl::unexpected(host_error_from_errno(errno, shown_path));
     const bool is_last = pending.empty();
     if (!S_ISLNK(info.st_mode) || (is_last && follow == FollowLast::no)) {
-      if (!is_last && !S_ISDIR(info.st_mode)) {
-        return tl::unexpected(HostError{HostErrorKind::not_a_directory, std::string(path) + ": not a directory"});
-      }
+      if (!is_last && !S_ISDIR(info.st_mode)) return tl::unexpected(not_a_directory(shown_path));
+      current.mode = info.st_mode;
+      current.size = static_cast<std::uint64_t>(info.st_size);
       continue;
     }
     if (++hops > kMaxSymlinkHops) {
-      return tl::unexpected(HostError{HostErrorKind::loop, std::string(path) + ": too many levels of symbolic links"});
+      return tl::unexpected(HostError{HostErrorKind::loop, std::string(shown_path) + ": too many levels of symbolic links"});
     }
-    std::error_code error;
-    const auto target = std::filesystem::read_symlink(candidate, error).string();
-    resolved.pop_back();
-    if (target.starts_with('/')) resolved.clear();  // absolute targets are paths inside root/
-    auto target_parts = path_components(target);
-    pending.insert(pending.begin(), target_parts.begin(), target_parts.end());
+    auto target = link_target(current.path, shown_path);
+    if (!target) return tl::unexpected(target.error());
+    current.path.resize(parent_length);
+    if (target->starts_with('/')) current.path = root_;  // absolute targets are paths inside root/
+    auto target_parts = path_components(*target);
+    pending.insert(pending.end(), target_parts.rbegin(), target_parts.rend());
   }
-  return join_inside(root_, resolved);
+  return current;
+}
+
+HostResult<std::string> SnapshotHost::resolve_folder(const std::vector<std::string>& parts,
+                                                     std::string_view shown_path) const {
+  std::string key;
+  for (const auto& part : parts) key += '/' + part;
+  {
+    const std::lock_guard lock(folders_mutex_);
+    if (const auto it = folders_.find(key); it != folders_.end()) return it->second;
+  }
+  auto folder = walk(root_, parts, FollowLast::yes, shown_path);
+  if (!folder) return tl::unexpected(folder.error());
+  if (!S_ISDIR(folder->mode)) return tl::unexpected(not_a_directory(shown_path));
+  const std::lock_guard lock(folders_mutex_);
+  folders_.emplace(std::move(key), folder->path);
+  return std::move(folder->path);
+}
+
+HostResult<SnapshotHost::Resolved> SnapshotHost::resolve(std::string_view path, FollowLast follow) const {
+  if (!path.starts_with('/')) return tl::unexpected(not_absolute(path));
+  auto parts = path_components(path);
+  if (parts.empty()) return walk(root_, {}, follow, path);
+  std::string leaf = std::move(parts.back());
+  parts.pop_back();
+  auto folder = resolve_folder(parts, path);
+  if (!folder) return tl::unexpected(folder.error());
+  return walk(std::move(*folder), {std::move(leaf)}, follow, path);
 }
 
 HostResult<void> SnapshotHost::check_readable(std::string_view path) const {
@@ -123,20 +158,17 @@ HostResult<std::string> SnapshotHost::read_file(std::string_view path, std::size
   if (auto readable = check_readable(path); !readable) return tl::unexpected(readable.error());
   auto file = resolve(path, FollowLast::yes);
   if (!file) return tl::unexpected(file.error());
-  std::error_code error;
-  if (std::filesystem::is_directory(*file, error)) {
-    return tl::unexpected(HostError{HostErrorKind::io, std::string(path) + ": is a directory"});
-  }
-  if (!std::filesystem::is_regular_file(*file, error)) {
+  if (S_ISDIR(file->mode)) return tl::unexpected(HostError{HostErrorKind::io, std::string(path) + ": is a directory"});
+  if (!S_ISREG(file->mode)) {
     return tl::unexpected(HostError{HostErrorKind::io, std::string(path) + ": not a regular file in the snapshot"});
   }
-  const auto size = std::filesystem::file_size(*file, error);
-  if (error) return tl::unexpected(HostError{HostErrorKind::io, std::string(path) + ": " + error.message()});
-  if (size > max_bytes) {
+  if (file->size > max_bytes) {
     return tl::unexpected(HostError{HostErrorKind::too_large,
                                     std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes"});
   }
-  return read_small_file(*file);
+  const FileDescriptor fd(::open(file->path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (fd.get() < 0) return tl::unexpected(host_error_from_errno(errno, path));
+  return read_descriptor(fd.get(), path, max_bytes);
 }
 
 HostResult<std::vector<DirEntry>> SnapshotHost::list_dir(std::string_view path) const {
@@ -144,24 +176,20 @@ HostResult<std::vector<DirEntry>> SnapshotHost::list_dir(std::string_view path) 
   std::string prefix(path);
   if (!prefix.ends_with('/')) prefix += '/';
   // Device nodes live in snapshot.json; their folders exist implicitly.
-  for (const auto& [node_path, node] : manifest_.nodes) {
-    if (!node_path.starts_with(prefix)) continue;
-    const auto rest = std::string_view(node_path).substr(prefix.size());
+  for (auto it = manifest_.nodes.lower_bound(prefix); it != manifest_.nodes.end() && it->first.starts_with(prefix);
+       ++it) {
+    const auto rest = std::string_view(it->first).substr(prefix.size());
     const auto slash = rest.find('/');
-    const auto type = slash == std::string_view::npos ? node.type : EntryType::directory;
+    const auto type = slash == std::string_view::npos ? it->second.type : EntryType::directory;
     entries.push_back({std::string(rest.substr(0, slash)), type});
   }
   auto directory = resolve(path, FollowLast::yes);
-  std::error_code error;
-  if (directory && std::filesystem::is_directory(*directory, error)) {
-    for (const auto& entry : std::filesystem::directory_iterator(*directory, error)) {
-      struct stat info {};
-      const auto type = ::lstat(entry.path().c_str(), &info) == 0 ? entry_type_from_mode(info.st_mode) : EntryType::other;
-      entries.push_back({entry.path().filename().string(), type});
-    }
+  if (directory && S_ISDIR(directory->mode)) {
+    auto listed = read_directory(directory->path, path);
+    if (listed) entries.insert(entries.end(), listed->begin(), listed->end());
   } else if (entries.empty()) {
     if (!directory) return tl::unexpected(directory.error());
-    return tl::unexpected(HostError{HostErrorKind::not_a_directory, std::string(path) + ": not a directory"});
+    return tl::unexpected(not_a_directory(path));
   }
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   entries.erase(std::unique(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name == b.name; }),
@@ -172,25 +200,23 @@ HostResult<std::vector<DirEntry>> SnapshotHost::list_dir(std::string_view path) 
 HostResult<std::string> SnapshotHost::read_link(std::string_view path) const {
   auto link = resolve(path, FollowLast::no);
   if (!link) return tl::unexpected(link.error());
-  std::error_code error;
-  auto target = std::filesystem::read_symlink(*link, error);
-  if (error) return tl::unexpected(HostError{HostErrorKind::not_a_link, std::string(path) + ": not a symbolic link"});
-  return target.string();
+  if (!S_ISLNK(link->mode)) {
+    return tl::unexpected(HostError{HostErrorKind::not_a_link, std::string(path) + ": not a symbolic link"});
+  }
+  return link_target(link->path, path);
 }
 
 HostResult<NodeInfo> SnapshotHost::stat_node(std::string_view path) const {
   const std::string key(path);
   if (const auto it = manifest_.nodes.find(key); it != manifest_.nodes.end()) return it->second;
   const std::string prefix = key.ends_with('/') ? key : key + "/";
-  const bool is_node_folder = std::any_of(manifest_.nodes.begin(), manifest_.nodes.end(),
-                                          [&](const auto& node) { return node.first.starts_with(prefix); });
+  const auto below = manifest_.nodes.lower_bound(prefix);
+  const bool is_node_folder = below != manifest_.nodes.end() && below->first.starts_with(prefix);
   if (is_node_folder) return NodeInfo{EntryType::directory, 0755, 0, 0, false, std::nullopt};
   auto file = resolve(path, FollowLast::yes);
   if (!file) return tl::unexpected(file.error());
-  struct stat info {};
-  if (::stat(file->c_str(), &info) != 0) return tl::unexpected(host_error_from_errno(errno, path));
   // Files under root/ belong to whoever unpacked the snapshot: report them as root's.
-  return NodeInfo{entry_type_from_mode(info.st_mode), info.st_mode & 0777U, 0, 0, false, std::nullopt};
+  return NodeInfo{entry_type_from_mode(file->mode), file->mode & 0777U, 0, 0, false, std::nullopt};
 }
 
 std::optional<std::string> SnapshotHost::env(std::string_view name) const {

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "host/snapshot_manifest.h"
 #include "rocm_doctor/host.h"
@@ -33,15 +35,32 @@ class SnapshotHost final : public Host {
   SnapshotHost(std::filesystem::path root, SnapshotManifest manifest);
 
   enum class FollowLast { no, yes };
+  // A machine path's file inside root/, and its type and size (lstat's).
+  struct Resolved {
+    std::string path;
+    unsigned mode = 0;
+    std::uint64_t size = 0;
+  };
   // Maps an absolute machine path to the file inside root/, resolving
   // symbolic links as the captured machine would, never leaving root/.
-  [[nodiscard]] HostResult<std::filesystem::path> resolve(std::string_view path, FollowLast follow) const;
+  [[nodiscard]] HostResult<Resolved> resolve(std::string_view path, FollowLast follow) const;
+  // The folder inside root/ for the machine folder /parts[0]/parts[1]/...
+  [[nodiscard]] HostResult<std::string> resolve_folder(const std::vector<std::string>& parts,
+                                                       std::string_view shown_path) const;
+  // Walks `pending` from `start`, a folder inside root/ (already resolved).
+  [[nodiscard]] HostResult<Resolved> walk(std::string start, std::vector<std::string> pending, FollowLast follow,
+                                          std::string_view shown_path) const;
   [[nodiscard]] HostResult<void> check_readable(std::string_view path) const;
 
-  std::filesystem::path root_;
+  std::string root_;
   SnapshotManifest manifest_;
   std::vector<GroupEntry> groups_;
   std::vector<UserEntry> users_;
+  // Folders resolved so far (machine path -> path inside root/): a sysfs
+  // read resolves a handful of links per path, and thousands of reads share
+  // their folders. A snapshot does not change while it is replayed.
+  mutable std::mutex folders_mutex_;
+  mutable std::unordered_map<std::string, std::string> folders_;
 };
 
 }  // namespace rocm_doctor

@@ -1,0 +1,96 @@
+#include "host/posix_files.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace rocm_doctor {
+
+HostError host_error_from_errno(int error_number, std::string_view path) {
+  HostErrorKind kind = HostErrorKind::io;
+  switch (error_number) {
+    case ENOENT: kind = HostErrorKind::not_found; break;
+    case EACCES:
+    case EPERM: kind = HostErrorKind::permission_denied; break;
+    case ENOTDIR: kind = HostErrorKind::not_a_directory; break;
+    case ELOOP: kind = HostErrorKind::loop; break;
+    case EINVAL: kind = HostErrorKind::not_a_link; break;
+    default: break;
+  }
+  return HostError{kind, std::string(path) + ": " + std::strerror(error_number)};
+}
+
+EntryType entry_type_from_mode(unsigned mode) {
+  if (S_ISREG(mode)) return EntryType::file;
+  if (S_ISDIR(mode)) return EntryType::directory;
+  if (S_ISLNK(mode)) return EntryType::symlink;
+  if (S_ISCHR(mode)) return EntryType::char_device;
+  if (S_ISBLK(mode)) return EntryType::block_device;
+  return EntryType::other;
+}
+
+FileDescriptor::~FileDescriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+HostResult<std::string> read_descriptor(int fd, std::string_view shown_path, std::size_t max_bytes) {
+  std::string content;
+  char chunk[8192];
+  while (true) {
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      // /dev/kmsg: EAGAIN is the end of the ring buffer; EPIPE says older
+      // records were overwritten while we read, and the next read goes on.
+      if (errno == EAGAIN) break;
+      if (errno == EPIPE) continue;
+      return tl::unexpected(host_error_from_errno(errno, shown_path));
+    }
+    if (got == 0) break;
+    if (content.size() + static_cast<std::size_t>(got) > max_bytes) {
+      return tl::unexpected(HostError{HostErrorKind::too_large, std::string(shown_path) + ": larger than " +
+                                                                    std::to_string(max_bytes) + " bytes"});
+    }
+    content.append(chunk, static_cast<std::size_t>(got));
+  }
+  return content;
+}
+
+namespace {
+
+// The type readdir already knows (d_type); one lstat only for file systems
+// that do not fill it in. /usr/lib/x86_64-linux-gnu has thousands of entries.
+EntryType entry_type(const std::string& dir_path, const dirent& entry) {
+  switch (entry.d_type) {
+    case DT_REG: return EntryType::file;
+    case DT_DIR: return EntryType::directory;
+    case DT_LNK: return EntryType::symlink;
+    case DT_CHR: return EntryType::char_device;
+    case DT_BLK: return EntryType::block_device;
+    case DT_UNKNOWN: break;
+    default: return EntryType::other;
+  }
+  struct stat info {};
+  const std::string full = dir_path + "/" + entry.d_name;
+  return ::lstat(full.c_str(), &info) == 0 ? entry_type_from_mode(info.st_mode) : EntryType::other;
+}
+
+}  // namespace
+
+HostResult<std::vector<DirEntry>> read_directory(const std::string& real_path, std::string_view shown_path) {
+  DIR* dir = ::opendir(real_path.c_str());
+  if (dir == nullptr) return tl::unexpected(host_error_from_errno(errno, shown_path));
+  std::vector<DirEntry> entries;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    entries.push_back({std::string(name), entry_type(real_path, *entry)});
+  }
+  ::closedir(dir);
+  return entries;
+}
+
+}  // namespace rocm_doctor

@@ -1,0 +1,38 @@
+// The POSIX calls both file-backed hosts share: the live machine reads its
+// own paths, a snapshot reads the paths its resolver mapped inside root/.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocm_doctor/host.h"
+
+namespace rocm_doctor {
+
+// Maps an errno value from an operation on `path` to a HostError.
+HostError host_error_from_errno(int error_number, std::string_view path);
+// Converts st_mode's file type bits.
+EntryType entry_type_from_mode(unsigned mode);
+
+// Closes the descriptor it owns.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor();
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Reads an open descriptor to its end, refusing more than max_bytes.
+// `shown_path` is the path error messages name (the machine's, not root/'s).
+HostResult<std::string> read_descriptor(int fd, std::string_view shown_path, std::size_t max_bytes);
+
+// The entries of a folder except . and .., in readdir order.
+HostResult<std::vector<DirEntry>> read_directory(const std::string& real_path, std::string_view shown_path);
+
+}  // namespace rocm_doctor
