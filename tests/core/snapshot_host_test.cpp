@@ -53,6 +53,32 @@ TEST(SnapshotHost, SymlinkLoopsAreAnErrorNotAHang) {
   EXPECT_EQ(host->read_file("/sys/a", kDefaultReadLimit).error().kind, HostErrorKind::loop);
 }
 
+// The resolver remembers folders it resolved; answers must not depend on
+// what was read before (the same folder by another route, .. after a link,
+// a file where a folder is expected, a repeated miss).
+TEST(SnapshotHost, RememberedFoldersAnswerLikeAFreshWalk) {
+  SnapshotBuilder builder;
+  builder.file("/sys/devices/pci0000:00/0000:03:00.0/drm/card0/dev", "226:0\n");
+  builder.file("/sys/devices/pci0000:00/0000:03:00.0/vendor", "0x1002\n");
+  builder.symlink("/sys/class/drm/card0", "../../devices/pci0000:00/0000:03:00.0/drm/card0");
+  builder.file("/etc/hostname", "node\n");
+  auto host = builder.open();
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    EXPECT_EQ(host->read_trimmed("/sys/class/drm/card0/dev").value(), "226:0");
+    EXPECT_EQ(host->read_trimmed("/sys/devices/pci0000:00/0000:03:00.0/drm/card0/dev").value(), "226:0");
+    // .. after a link is the link target's parent, as the kernel walks it.
+    EXPECT_EQ(host->read_trimmed("/sys/class/drm/card0/../../vendor").value(), "0x1002");
+    EXPECT_EQ(host->read_trimmed("//sys/./class/drm/card0/dev").value(), "226:0");
+    EXPECT_EQ(host->read_file("/etc/hostname/x", kDefaultReadLimit).error().kind, HostErrorKind::not_a_directory);
+    EXPECT_EQ(host->read_file("/sys/class/drm/card1/dev", kDefaultReadLimit).error().kind, HostErrorKind::not_found);
+    EXPECT_EQ(host->read_link("/sys/class/drm/card0").value(), "../../devices/pci0000:00/0000:03:00.0/drm/card0");
+    EXPECT_EQ(host->read_link("/sys/class/drm/card0/dev").error().kind, HostErrorKind::not_a_link);
+    EXPECT_EQ(host->stat_node("/sys/class/drm/card0")->type, EntryType::directory);
+    EXPECT_EQ(host->read_file("/", kDefaultReadLimit).error().kind, HostErrorKind::io);
+  }
+}
+
 TEST(SnapshotHost, DeviceNodesComeFromTheManifest) {
   SnapshotBuilder builder;
   builder.node("/dev/kfd", testing::Node::chr("0660", 0, 110));
