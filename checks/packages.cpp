@@ -12,6 +12,7 @@
 #include "driver_config.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/amdgpu_driver.h"
+#include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
@@ -77,31 +78,13 @@ std::vector<RepoEntry> parse_deb822(std::string_view text) {
   std::vector<RepoEntry> entries;
   RepoEntry current;
   bool has_fields = false;
-  std::string last_field;
-  const auto finish = [&]() {
-    if (has_fields && !current.uris.empty()) entries.push_back(current);
-    current = RepoEntry{};
-    has_fields = false;
-    last_field.clear();
-  };
-  int number = 0;
-  for (const auto raw : lines(text)) {
-    ++number;
-    const auto line = std::string_view(raw);
-    if (trim(line).empty()) {
-      finish();
-      continue;
-    }
-    if (line.starts_with('#')) continue;
-    if (line.starts_with(' ') || line.starts_with('\t')) continue;  // continuation (an inline key)
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
+  const auto on_field = [&](const ControlField& control) {
     if (!has_fields) {
-      current.line = number;
+      current.line = control.line;
       has_fields = true;
     }
-    const auto field = lower(trim(line.substr(0, colon)));
-    const auto value = trim(line.substr(colon + 1));
+    const auto field = lower(control.name);
+    const auto value = control.value;
     if (field == "uris") {
       for (const auto uri : split_words(value)) current.uris.emplace_back(uri);
       current.text = "URIs: " + std::string(value);
@@ -114,8 +97,13 @@ std::vector<RepoEntry> parse_deb822(std::string_view text) {
     } else if (field == "enabled") {
       current.enabled = lower(value) != "no";
     }
-  }
-  finish();
+  };
+  const auto on_stanza_end = [&] {
+    if (has_fields && !current.uris.empty()) entries.push_back(current);
+    current = RepoEntry{};
+    has_fields = false;
+  };
+  read_control_stanzas(text, on_field, on_stanza_end);
   return entries;
 }
 
@@ -170,44 +158,6 @@ std::optional<RadeonRepo> parse_radeon_url(std::string_view url) {
   return repo;
 }
 
-std::vector<DpkgPackage> parse_dpkg_status(std::string_view text) {
-  std::vector<DpkgPackage> packages;
-  DpkgPackage current;
-  const auto finish = [&]() {
-    if (!current.name.empty()) packages.push_back(current);
-    current = DpkgPackage{};
-  };
-  int number = 0;
-  for (const auto raw : lines(text)) {
-    ++number;
-    const auto line = std::string_view(raw);
-    if (trim(line).empty()) {
-      finish();
-      continue;
-    }
-    if (line.starts_with(' ') || line.starts_with('\t')) continue;
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    const auto field = line.substr(0, colon);
-    const auto value = trim(line.substr(colon + 1));
-    if (field == "Package") {
-      current.name = std::string(value);
-      current.line = number;
-    } else if (field == "Version") {
-      current.version = std::string(value);
-    } else if (field == "Status") {
-      const auto words = split_words(value);
-      if (words.size() == 3) {
-        current.want = std::string(words[0]);
-        current.flag = std::string(words[1]);
-        current.state = std::string(words[2]);
-      }
-    }
-  }
-  finish();
-  return packages;
-}
-
 std::optional<std::string> rocm_release_from_package_version(std::string_view version) {
   auto upstream = trim(version);
   if (const auto colon = upstream.find(':'); colon != std::string_view::npos) upstream = upstream.substr(colon + 1);
@@ -253,10 +203,10 @@ bool is_rocm_package(std::string_view name) {
 
 // ---- rocm.install-broken ----
 
-std::optional<Finding> install_broken(const std::string& status_text) {
+std::optional<Finding> install_broken(const DpkgDatabase& dpkg) {
   const auto& broken = package_data().broken_states;
   std::vector<DpkgPackage> bad;
-  for (const auto& package : parse_dpkg_status(status_text)) {
+  for (const auto& package : dpkg.packages) {
     const bool state_bad = std::find(broken.begin(), broken.end(), package.state) != broken.end();
     if ((state_bad || package.flag == "reinstreq") && is_rocm_package(package.name)) bad.push_back(package);
   }
@@ -270,7 +220,7 @@ std::optional<Finding> install_broken(const std::string& status_text) {
                               "amdgpu-dkms build failing, or an interrupted upgrade). Their files may be missing or "
                               "from two releases, and apt refuses further installs until it is repaired.");
   for (const auto& package : bad) {
-    finding.with_evidence("/var/lib/dpkg/status:" + std::to_string(package.line),
+    finding.with_evidence(std::string(DpkgDatabase::kStatusPath) + ":" + std::to_string(package.line),
                           "Package: " + package.name + " Version: " + package.version + " Status: " + package.want +
                               " " + package.flag + " " + package.state);
   }
@@ -442,16 +392,16 @@ struct DriverRelease {
   std::string evidence_value;
 };
 
-std::optional<DriverRelease> driver_release(const Host& host, const std::string& status_text) {
+std::optional<DriverRelease> driver_release(const Host& host, const DpkgDatabase& dpkg) {
   const auto& rules = driver_rules();
   if (const auto version = host.read_trimmed("/sys/module/amdgpu/version"); version && !version->empty()) {
     if (const auto release = rocm_release_of_driver(rules, *version)) {
       return DriverRelease{*release, "/sys/module/amdgpu/version", *version + " (the driver of ROCm " + *release + ")"};
     }
   }
-  if (const auto version = dpkg_installed_version(status_text, "amdgpu-dkms")) {
+  if (const auto version = dpkg.installed_version("amdgpu-dkms")) {
     if (const auto release = rocm_release_from_package_version(*version)) {
-      return DriverRelease{*release, "/var/lib/dpkg/status", "amdgpu-dkms " + *version};
+      return DriverRelease{*release, std::string(DpkgDatabase::kStatusPath), "amdgpu-dkms " + *version};
     }
   }
   return std::nullopt;
@@ -492,10 +442,10 @@ class PackagesCheck final : public Check {
     const auto& host = ctx.host();
     const auto& facts = ctx.fact<SystemFacts>();
     const auto& install = ctx.fact<RocmInstallation>();
-    const auto status = host.read_file("/var/lib/dpkg/status", 64U << 20).value_or("");
+    const auto& dpkg = ctx.fact<DpkgDatabase>();
     std::vector<Finding> findings;
-    if (auto finding = install_broken(status)) findings.push_back(std::move(*finding));
-    const auto driver = driver_release(host, status);
+    if (auto finding = install_broken(dpkg)) findings.push_back(std::move(*finding));
+    const auto driver = driver_release(host, dpkg);
     std::optional<std::string> driver_rocm;
     if (driver && split(driver->release, '.').size() == 3) driver_rocm = driver->release;  // x.y.z from the package
     for (auto& finding : repo_findings(host, install, driver_rocm)) findings.push_back(std::move(finding));

@@ -36,16 +36,6 @@ struct RadeonRepo {
 };
 std::optional<RadeonRepo> parse_radeon_url(std::string_view url);
 
-struct DpkgPackage {
-  std::string name;
-  std::string version;
-  std::string want;   // "install", "hold", "deinstall", "purge"
-  std::string flag;   // "ok", "reinstreq"
-  std::string state;  // "installed", "half-configured", "unpacked", ...
-  int line = 0;       // line of its Package: field
-};
-std::vector<DpkgPackage> parse_dpkg_status(std::string_view text);
-
 // "1:6.8.5.60204-2041575.22.04" -> "6.2.4" (AMD encodes the ROCm release in the last
 // component of the upstream version); nullopt when it does not.
 std::optional<std::string> rocm_release_from_package_version(std::string_view version);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
@@ -117,10 +118,8 @@ std::optional<std::string> find_librocdxg(const CheckContext& ctx) {
   return std::nullopt;
 }
 
-std::optional<std::string> legacy_runtime(const Host& host) {
-  const auto status = host.read_file("/var/lib/dpkg/status", 64 * 1024 * 1024);
-  if (!status) return std::nullopt;
-  return dpkg_installed_version(*status, data().legacy_package);
+std::optional<std::string> legacy_runtime(const CheckContext& ctx) {
+  return ctx.fact<DpkgDatabase>().installed_version(data().legacy_package);
 }
 
 Fix librocdxg_fix(const CheckContext& ctx) {
@@ -182,7 +181,7 @@ std::optional<Finding> runtime_finding(const CheckContext& ctx, std::vector<Evid
     ok_evidence.push_back({*library, "present"});
     return std::nullopt;
   }
-  if (const auto version = legacy_runtime(host)) {
+  if (const auto version = legacy_runtime(ctx)) {
     ok_evidence.push_back({"dpkg " + data().legacy_package, *version});
     return std::nullopt;
   }

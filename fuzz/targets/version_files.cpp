@@ -1,8 +1,10 @@
 // Version files: /opt/rocm/.info/version, share/hip/version, the amdgpu(-dkms)
-// module version (/sys/module/amdgpu/version), Debian package versions.
+// module version (/sys/module/amdgpu/version), Debian package versions and
+// dpkg's status database.
 #include "../../checks/packages.h"
 #include "fuzz_input.h"
 #include "rocm_doctor/facts/amdgpu_driver.h"
+#include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 
@@ -11,6 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto text = fuzz::as_text(data, size);
   (void)parse_rocm_version_file(text);
   (void)parse_hip_version_file(text);
+  for (const auto& package : parse_dpkg_status(text)) fuzz::require(!package.name.empty(), "a stanza has a name");
   const auto [first, second] = fuzz::split_once(text);
   (void)parse_versioned_folder(first);
   (void)hip_version_from_library_name(first);

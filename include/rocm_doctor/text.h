@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,18 @@ std::optional<std::int64_t> parse_int(std::string_view text);
 std::map<std::string, std::string> parse_env_file(std::string_view text);
 // "key value" lines such as KFD topology `properties`; unparseable lines are skipped.
 std::map<std::string, std::string> parse_key_value_lines(std::string_view text);
+
+// One "Name: value" line of a Debian control file (dpkg's status, deb822 .sources).
+struct ControlField {
+  std::string_view name;   // as written; Debian compares names case-insensitively
+  std::string_view value;  // trimmed; continuation lines are not joined
+  int line = 0;            // 1-based
+};
+// Calls on_field for each field and on_stanza_end at each blank line and at
+// the end (so also for empty stanzas). Continuation lines (leading blank),
+// '#' comments and lines without a colon are skipped.
+void read_control_stanzas(std::string_view text, const std::function<void(const ControlField&)>& on_field,
+                          const std::function<void()>& on_stanza_end);
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 

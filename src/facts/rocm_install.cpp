@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/versions.h"
 
@@ -69,34 +70,6 @@ std::optional<std::string> parse_hip_version_file(std::string_view text) {
   const auto version = get("HIP_VERSION_MAJOR") + "." + get("HIP_VERSION_MINOR") + "." + get("HIP_VERSION_PATCH");
   if (!is_dotted_number(version, 3)) return std::nullopt;
   return version;
-}
-
-std::optional<std::string> dpkg_installed_version(std::string_view status, std::string_view package) {
-  // Stanzas are separated by blank lines; fields are "Name: value".
-  std::string current_package, version, state;
-  const auto finish = [&]() -> std::optional<std::string> {
-    if (current_package == package && state.find(" installed") != std::string::npos && !version.empty()) return version;
-    return std::nullopt;
-  };
-  for (const auto raw : lines(status)) {
-    const auto line = std::string_view(raw);
-    if (trim(line).empty()) {
-      if (auto found = finish()) return found;
-      current_package.clear();
-      version.clear();
-      state.clear();
-      continue;
-    }
-    if (line.starts_with(' ') || line.starts_with('\t')) continue;  // continuation line
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    const auto field = line.substr(0, colon);
-    const auto value = std::string(trim(line.substr(colon + 1)));
-    if (field == "Package") current_package = value;
-    else if (field == "Version") version = value;
-    else if (field == "Status") state = " " + value;
-  }
-  return finish();
 }
 
 std::string upstream_version(std::string_view debian_version) {
@@ -216,7 +189,6 @@ namespace {
 constexpr std::size_t kMaxIncludeDepth = 8;
 constexpr int kMaxLinkHops = 16;
 constexpr std::string_view kHipStem = "libamdhip64.so";
-constexpr std::size_t kDpkgStatusLimit = 64U * 1024 * 1024;
 
 // Follows /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-6.2.4 one link at a time.
 std::string resolve_link_chain(const Host& host, std::string path) {
@@ -264,7 +236,8 @@ std::optional<RocmRelease> opt_release(const Host& host, const std::string& pref
   return release;
 }
 
-std::vector<RocmRelease> distro_releases(const Host& host) {
+std::vector<RocmRelease> distro_releases(const CheckContext& ctx) {
+  const auto& host = ctx.host();
   std::vector<RocmRelease> releases;
   for (const std::string folder : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
     const auto entries = host.list_dir(folder);
@@ -281,13 +254,10 @@ std::vector<RocmRelease> distro_releases(const Host& host) {
     release.distro_packaged = true;
     release.hip_version = *hip;
     const auto major = std::string(split(*hip, '.').front());
-    std::optional<std::string> package_version;
-    if (const auto status = host.read_file("/var/lib/dpkg/status", kDpkgStatusLimit)) {
-      package_version = dpkg_installed_version(*status, "libamdhip64-" + major);
-    }
+    const auto package_version = ctx.fact<DpkgDatabase>().installed_version("libamdhip64-" + major);
     if (package_version && !upstream_version(*package_version).empty()) {
       release.version = upstream_version(*package_version);
-      release.evidence = "/var/lib/dpkg/status: libamdhip64-" + major + " " + *package_version;
+      release.evidence = std::string(DpkgDatabase::kStatusPath) + ": libamdhip64-" + major + " " + *package_version;
     } else {
       const auto parts = split(*hip, '.');
       release.version = std::string(parts[0]) + "." + std::string(parts[1]);
@@ -372,7 +342,7 @@ RocmInstallation RocmInstallation::collect(const CheckContext& ctx) {
       if (auto release = opt_release(host, prefix, version)) install.releases.push_back(std::move(*release));
     }
   }
-  for (auto& release : distro_releases(host)) install.releases.push_back(std::move(release));
+  for (auto& release : distro_releases(ctx)) install.releases.push_back(std::move(release));
   std::stable_sort(install.releases.begin(), install.releases.end(),
                    [](const auto& a, const auto& b) { return compare_versions(a.version, b.version) > 0; });
 

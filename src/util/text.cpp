@@ -124,6 +124,23 @@ std::map<std::string, std::string> parse_key_value_lines(std::string_view text) 
   return values;
 }
 
+void read_control_stanzas(std::string_view text, const std::function<void(const ControlField&)>& on_field,
+                          const std::function<void()>& on_stanza_end) {
+  int number = 0;
+  for (const auto line : lines(text)) {
+    ++number;
+    if (trim(line).empty()) {
+      on_stanza_end();
+      continue;
+    }
+    if (line.starts_with('#') || line.starts_with(' ') || line.starts_with('\t')) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    on_field(ControlField{trim(line.substr(0, colon)), trim(line.substr(colon + 1)), number});
+  }
+  on_stanza_end();
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
   std::string result;
   for (std::size_t i = 0; i < parts.size(); ++i) {

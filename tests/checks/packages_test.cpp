@@ -76,19 +76,6 @@ TEST(PackagesParse, RadeonUrls) {
   EXPECT_FALSE(packages::parse_radeon_url("http://archive.ubuntu.com/ubuntu"));
 }
 
-TEST(PackagesParse, DpkgStatusStanzas) {
-  const auto list = packages::parse_dpkg_status(
-      "Package: rocm-hip-runtime\nStatus: install ok half-configured\nPriority: optional\nVersion: 6.2.4.60204-139~22.04\n"
-      "Description: ROCm HIP runtime\n multi-line description\n\n"
-      "Package: amdgpu-dkms\nStatus: install reinstreq half-installed\nVersion: 1:6.8.5.60204-2041575.22.04\n");
-  ASSERT_EQ(list.size(), 2U);
-  EXPECT_EQ(list[0].name, "rocm-hip-runtime");
-  EXPECT_EQ(list[0].state, "half-configured");
-  EXPECT_EQ(list[0].line, 1);
-  EXPECT_EQ(list[1].flag, "reinstreq");
-  EXPECT_EQ(list[1].line, 8);
-}
-
 TEST(PackagesParse, DriverReleaseAndWindow) {
   EXPECT_EQ(packages::rocm_release_from_package_version("1:6.8.5.60204-2041575.22.04"), "6.2.4");
   EXPECT_EQ(packages::rocm_release_from_package_version("1:6.3.6.60000-1697589.22.04"), "6.0.0");

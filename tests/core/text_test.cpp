@@ -70,3 +70,23 @@ TEST(Shell, QuotesOnlyWhatNeedsQuoting) {
 
 }  // namespace
 }  // namespace rocm_doctor
+
+namespace rocm_doctor {
+namespace {
+
+TEST(ControlStanzas, FieldsLinesAndStanzaEnds) {
+  std::vector<std::string> seen;
+  read_control_stanzas(
+      "# comment: not a field\nTypes: deb\nURIs:  https://repo.radeon.com/rocm/apt/6.2.4 \n continued: line\n"
+      "no colon\n\n\nPackage: rocminfo",
+      [&](const ControlField& field) {
+        seen.push_back(std::string(field.name) + "=" + std::string(field.value) + "@" + std::to_string(field.line));
+      },
+      [&] { seen.emplace_back("|"); });
+  const std::vector<std::string> expected = {
+      "Types=deb@2", "URIs=https://repo.radeon.com/rocm/apt/6.2.4@3", "|", "|", "Package=rocminfo@8", "|"};
+  EXPECT_EQ(seen, expected);
+}
+
+}  // namespace
+}  // namespace rocm_doctor

@@ -59,8 +59,6 @@ std::optional<std::string> parse_versioned_folder(std::string_view name);
 std::optional<std::string> hip_version_from_library_name(std::string_view name);
 // share/hip/version (HIP_VERSION_MAJOR=6 ...) -> "6.2.41134".
 std::optional<std::string> parse_hip_version_file(std::string_view text);
-// The Version: of an installed package in /var/lib/dpkg/status.
-std::optional<std::string> dpkg_installed_version(std::string_view status, std::string_view package);
 // Debian version -> upstream release: "1:5.2.3-8" -> "5.2.3", "5.2.3+dfsg-1" -> "5.2.3".
 std::string upstream_version(std::string_view debian_version);
 // Numeric comparison of dotted versions ("6.10.0" > "6.9.1"); <0, 0, >0.
