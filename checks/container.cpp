@@ -420,7 +420,7 @@ std::optional<Finding> version_finding(const CheckContext& ctx) {
   const auto& rules = amdgpu_driver::driver_rules();
   const auto driver_release = amdgpu_driver::rocm_release_of_driver(rules, *module);
   std::vector<std::string> releases;
-  for (const auto& release : kb::knowledge_base().releases) releases.push_back(release.release);
+  for (const auto& release : kb::knowledge_base().releases()) releases.push_back(release.release);
   std::string verdict;
   if (driver_release) {
     const auto distance = release_distance(releases, *driver_release, image_release);

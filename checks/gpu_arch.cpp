@@ -110,8 +110,8 @@ BuiltIn built_in(const CheckContext& ctx) {
   const kb::Release* row = result.version.empty() ? &kb.newest_release() : kb.release(result.version);
   std::string note;
   if (row == nullptr) {
-    const bool older = kb::version_less(result.version, kb.releases.front().release);
-    row = older ? &kb.releases.front() : &kb.newest_release();
+    const bool older = kb::version_less(result.version, kb.releases().front().release);
+    row = older ? &kb.releases().front() : &kb.newest_release();
     note = fmt::format(" (closest release this doctor knows for {})", result.release);
   }
   if (result.release.empty()) {
@@ -347,7 +347,7 @@ class Judge {
     } else if (target.history) {
       last = " " + target.history->text;
     } else {
-      last = " No ROCm release from " + kb_.releases.front().release + " on lists it.";
+      last = " No ROCm release from " + kb_.releases().front().release + " on lists it.";
     }
     const auto* official = built_.version.empty() ? nullptr : kb_.release(built_.version);
     if (official != nullptr && official->lists(subject.gfx, built_.version) &&
@@ -511,12 +511,12 @@ std::optional<Finding> multi_gpu_finding(const CheckContext& ctx, const std::vec
                          per_device
                              ? fmt::format("{} supports the per-device form {}_<node>, where <node> is the KFD "
                                            "topology node number (CPU nodes come first; from ROCm {} on, {}).",
-                                           built.release, kVariable, kb.per_device_override.since,
-                                           kb.per_device_override.inferred ? "inferred from the libhsakmt commit date"
+                                           built.release, kVariable, kb.per_device_override().since,
+                                           kb.per_device_override().inferred ? "inferred from the libhsakmt commit date"
                                                                            : "per the release notes")
                              : fmt::format("{} predates the per-device form {}_<node> (ROCm {} on): hide the GPUs "
                                            "that must not be overridden with ROCR_VISIBLE_DEVICES instead.",
-                                           built.release, kVariable, kb.per_device_override.since)));
+                                           built.release, kVariable, kb.per_device_override().since)));
   for (const auto* gpu : gpus) {
     finding.with_evidence(fmt::format("/sys/class/kfd/kfd/topology/nodes/{}/properties", gpu->node_id.value_or(-1)),
                           gpu->label());

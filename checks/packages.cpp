@@ -411,7 +411,7 @@ std::optional<Finding> driver_skew(const DriverRelease& driver, const RocmInstal
   if (!install.active || install.active->distro_packaged || install.active->version.empty()) return std::nullopt;
   const auto& userspace = install.active->version;
   std::vector<std::string> releases;
-  for (const auto& row : kb::knowledge_base().releases) releases.push_back(row.release);
+  for (const auto& row : kb::knowledge_base().releases()) releases.push_back(row.release);
   const auto& rules = driver_rules();
   if (judge_skew(rules, driver.release, userspace, releases) != Compatibility::unsupported) return std::nullopt;
   auto finding = make_finding("rocm.driver-skew", Severity::warning,

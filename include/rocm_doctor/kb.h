@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,31 +113,52 @@ struct PerDeviceOverride {
   std::string note;
 };
 
+// The JSON text of the four tables; it must outlive the KnowledgeBase.
+struct TableTexts {
+  std::string_view gfx_targets;
+  std::string_view pci_ids;
+  std::string_view releases;
+  std::string_view libraries;
+};
+
+// Each table is parsed and checked on its first use, so a run on a machine
+// without GPUs never parses the PCI ids or the gfx targets (most of the
+// data). References between tables are checked by parse_knowledge_base.
 class KnowledgeBase {
  public:
-  std::vector<GfxTarget> targets;
-  std::vector<PciDevice> pci_devices;
-  std::vector<Release> releases;  // oldest first
-  std::vector<MathLibrary> libraries;
-  PerDeviceOverride per_device_override;
-  std::vector<std::string> sources;  // every file's _sources
+  explicit KnowledgeBase(TableTexts texts);
+  ~KnowledgeBase();
+  KnowledgeBase(const KnowledgeBase&) = delete;
+  KnowledgeBase& operator=(const KnowledgeBase&) = delete;
+
+  // The tables; each throws std::runtime_error naming the problem when its JSON is malformed.
+  [[nodiscard]] const std::vector<GfxTarget>& targets() const;
+  [[nodiscard]] const std::vector<PciDevice>& pci_devices() const;
+  [[nodiscard]] const std::vector<Release>& releases() const;  // oldest first
+  [[nodiscard]] const std::vector<MathLibrary>& libraries() const;
+  [[nodiscard]] const PerDeviceOverride& per_device_override() const;
+  [[nodiscard]] std::vector<std::string> sources() const;  // every table's _sources
 
   [[nodiscard]] const GfxTarget* target(std::string_view gfx) const;
   // Exact device+revision row first, then the device's any-revision row, then any row of the device.
   [[nodiscard]] const PciDevice* pci_device(std::uint32_t device, std::optional<std::uint32_t> revision) const;
   // The release row for "6.0.2", "6.0" or "6.0.2-115" (matched on major.minor).
   [[nodiscard]] const Release* release(std::string_view version) const;
-  [[nodiscard]] const Release& newest_release() const { return releases.back(); }
+  [[nodiscard]] const Release& newest_release() const { return releases().back(); }
   // Newest release whose official list names `gfx`, if any.
   [[nodiscard]] const Release* last_release_listing(std::string_view gfx) const;
   // Whether release `version` ("6.2.0") has the per-device override variable.
   [[nodiscard]] bool has_per_device_override(std::string_view version) const;
+
+ private:
+  struct Tables;
+  std::unique_ptr<Tables> tables_;
 };
 
-// Parses and validates the four tables; throws std::runtime_error naming the problem.
-KnowledgeBase parse_knowledge_base(std::string_view gfx_targets_json, std::string_view pci_ids_json,
-                                   std::string_view releases_json, std::string_view libraries_json);
-
+// Parses every table now and checks the references between them (a PCI
+// row's or a release's gfx target, a workaround's runs_as); throws
+// std::runtime_error naming the problem. The texts must outlive the result.
+std::unique_ptr<KnowledgeBase> parse_knowledge_base(TableTexts texts);
 // The compiled-in knowledge base, parsed on first use.
 const KnowledgeBase& knowledge_base();
 

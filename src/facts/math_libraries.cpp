@@ -120,7 +120,7 @@ MathLibraries MathLibraries::collect(const CheckContext& ctx) {
   result.release_label = "ROCm " + (release.version.empty() ? release.prefix : release.version);
   result.lib_dir = release.lib_dir;
   const auto lib_files = file_names(ctx.host(), release.lib_dir);
-  for (const auto& row : kb::knowledge_base().libraries) {
+  for (const auto& row : kb::knowledge_base().libraries()) {
     if (auto library = find_library(ctx.host(), release, lib_files, row)) result.libraries.push_back(std::move(*library));
   }
   return result;

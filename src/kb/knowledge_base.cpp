@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -76,7 +78,47 @@ GfxTarget parse_target(const json& row) {
   return target;
 }
 
-void load_targets(KnowledgeBase& kb, const json& file) {
+// A table parsed on first use; call_once makes concurrent first uses safe
+// and lets a throwing parse be retried (and throw again) later.
+template <typename T>
+class ParsedOnce {
+ public:
+  template <typename Parse>
+  const T& get(Parse parse) const {
+    std::call_once(once_, [&] { value_ = parse(); });
+    return *value_;
+  }
+
+ private:
+  mutable std::once_flag once_;
+  mutable std::optional<T> value_;
+};
+
+template <typename Row>
+struct Table {
+  std::vector<Row> rows;
+  std::vector<std::string> sources;  // the file's _sources
+};
+
+struct ReleaseTable : Table<Release> {
+  PerDeviceOverride per_device_override;
+};
+
+// Parses one file and fills its rows with `load`; any error names the file.
+template <typename T, typename Load>
+T load_table(std::string_view text, const std::string& file_name, Load load) {
+  const auto file = parse_file(text, file_name);
+  T table;
+  try {
+    load(table, file);
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error("knowledge base " + file_name + ": malformed table: " + error.what());
+  }
+  table.sources = strings(file["_sources"]);
+  return table;
+}
+
+void load_targets(Table<GfxTarget>& table, const json& file) {
   std::set<std::string> seen;
   for (const auto& row : file.at("targets")) {
     auto target = parse_target(row);
@@ -86,11 +128,11 @@ void load_targets(KnowledgeBase& kb, const json& file) {
     if (target.version && gfx_name(*target.version) != target.gfx) {
       fail("gfx_targets.json", target.gfx + ": override string does not spell this target");
     }
-    kb.targets.push_back(std::move(target));
+    table.rows.push_back(std::move(target));
   }
 }
 
-void load_pci(KnowledgeBase& kb, const json& file) {
+void load_pci(Table<PciDevice>& table, const json& file) {
   std::set<std::pair<std::uint32_t, std::int64_t>> seen;
   for (const auto& row : file.at("devices")) {
     PciDevice device;
@@ -107,17 +149,14 @@ void load_pci(KnowledgeBase& kb, const json& file) {
     device.gfx = text_of(row, "gfx");
     device.sources = strings(row.value("sources", json::array()));
     if (device.sources.empty()) fail("pci_ids.json", text_of(row, "device") + ": no sources");
-    if (!device.gfx.empty() && kb.target(device.gfx) == nullptr) {
-      fail("pci_ids.json", text_of(row, "device") + ": unknown gfx " + device.gfx);
-    }
     if (!seen.insert({device.device, device.revision ? static_cast<std::int64_t>(*device.revision) : -1}).second) {
       fail("pci_ids.json", "duplicate " + text_of(row, "device"));
     }
-    kb.pci_devices.push_back(std::move(device));
+    table.rows.push_back(std::move(device));
   }
 }
 
-void load_releases(KnowledgeBase& kb, const json& file) {
+void load_releases(ReleaseTable& table, const json& file) {
   std::set<std::string> seen;
   for (const auto& row : file.at("releases")) {
     Release release;
@@ -125,9 +164,6 @@ void load_releases(KnowledgeBase& kb, const json& file) {
     release.patch_releases = strings(row.value("patch_releases", json::array()));
     for (const auto& target : row.value("gfx_targets", json::array())) {
       release.targets.push_back({text_of(target, "gfx"), text_of(target, "since")});
-      if (kb.target(release.targets.back().gfx) == nullptr) {
-        fail("rocm_releases.json", release.release + ": unknown gfx " + release.targets.back().gfx);
-      }
     }
     for (const auto& os : row.value("os", json::array())) {
       release.os.push_back({text_of(os, "name"), text_of(os, "version"), text_of(os, "kernel")});
@@ -136,18 +172,18 @@ void load_releases(KnowledgeBase& kb, const json& file) {
     release.sources = strings(row.value("sources", json::array()));
     if (release.sources.empty()) fail("rocm_releases.json", release.release + ": no sources");
     if (!seen.insert(release.release).second) fail("rocm_releases.json", "duplicate " + release.release);
-    if (!kb.releases.empty() && !version_less(kb.releases.back().release, release.release)) {
+    if (!table.rows.empty() && !version_less(table.rows.back().release, release.release)) {
       fail("rocm_releases.json", "releases not oldest first at " + release.release);
     }
-    kb.releases.push_back(std::move(release));
+    table.rows.push_back(std::move(release));
   }
-  if (kb.releases.empty()) fail("rocm_releases.json", "no releases");
+  if (table.rows.empty()) fail("rocm_releases.json", "no releases");
   const auto& per_device = file.value("per_device_override", json::object());
-  kb.per_device_override = {text_of(per_device, "since"), per_device.value("inferred", true),
-                            text_of(per_device, "note")};
+  table.per_device_override = {text_of(per_device, "since"), per_device.value("inferred", true),
+                               text_of(per_device, "note")};
 }
 
-void load_libraries(KnowledgeBase& kb, const json& file) {
+void load_libraries(Table<MathLibrary>& table, const json& file) {
   std::set<std::string> seen;
   for (const auto& row : file.at("libraries")) {
     MathLibrary library{text_of(row, "name"), text_of(row, "soname"), std::nullopt};
@@ -159,7 +195,26 @@ void load_libraries(KnowledgeBase& kb, const json& file) {
     }
     if (library.name.empty() || library.soname.empty()) fail("rocm_libraries.json", "row without name/soname");
     if (!seen.insert(library.name).second) fail("rocm_libraries.json", "duplicate " + library.name);
-    kb.libraries.push_back(std::move(library));
+    table.rows.push_back(std::move(library));
+  }
+}
+
+// Every gfx name a table mentions must be a row of gfx_targets.json.
+void check_references(const KnowledgeBase& kb) {
+  for (const auto& target : kb.targets()) {
+    if (target.workaround && kb.target(target.workaround->runs_as) == nullptr) {
+      fail("gfx_targets.json", target.gfx + ": workaround runs as unknown " + target.workaround->runs_as);
+    }
+  }
+  for (const auto& device : kb.pci_devices()) {
+    if (!device.gfx.empty() && kb.target(device.gfx) == nullptr) {
+      fail("pci_ids.json", device.name + ": unknown gfx " + device.gfx);
+    }
+  }
+  for (const auto& release : kb.releases()) {
+    for (const auto& target : release.targets) {
+      if (kb.target(target.gfx) == nullptr) fail("rocm_releases.json", release.release + ": unknown gfx " + target.gfx);
+    }
   }
 }
 
@@ -179,15 +234,63 @@ std::vector<std::string> Release::target_names(std::string_view version) const {
   return names;
 }
 
+struct KnowledgeBase::Tables {
+  TableTexts texts;
+  ParsedOnce<Table<GfxTarget>> targets;
+  ParsedOnce<Table<PciDevice>> pci;
+  ParsedOnce<ReleaseTable> releases;
+  ParsedOnce<Table<MathLibrary>> libraries;
+
+  const Table<GfxTarget>& target_table() const {
+    return targets.get([&] { return load_table<Table<GfxTarget>>(texts.gfx_targets, "gfx_targets.json", load_targets); });
+  }
+  const Table<PciDevice>& pci_table() const {
+    return pci.get([&] { return load_table<Table<PciDevice>>(texts.pci_ids, "pci_ids.json", load_pci); });
+  }
+  const ReleaseTable& release_table() const {
+    return releases.get([&] { return load_table<ReleaseTable>(texts.releases, "rocm_releases.json", load_releases); });
+  }
+  const Table<MathLibrary>& library_table() const {
+    return libraries.get(
+        [&] { return load_table<Table<MathLibrary>>(texts.libraries, "rocm_libraries.json", load_libraries); });
+  }
+};
+
+KnowledgeBase::KnowledgeBase(TableTexts texts) : tables_(std::make_unique<Tables>()) { tables_->texts = texts; }
+
+KnowledgeBase::~KnowledgeBase() = default;
+
+const std::vector<GfxTarget>& KnowledgeBase::targets() const { return tables_->target_table().rows; }
+
+const std::vector<PciDevice>& KnowledgeBase::pci_devices() const { return tables_->pci_table().rows; }
+
+const std::vector<Release>& KnowledgeBase::releases() const { return tables_->release_table().rows; }
+
+const std::vector<MathLibrary>& KnowledgeBase::libraries() const { return tables_->library_table().rows; }
+
+const PerDeviceOverride& KnowledgeBase::per_device_override() const {
+  return tables_->release_table().per_device_override;
+}
+
+std::vector<std::string> KnowledgeBase::sources() const {
+  std::vector<std::string> all;
+  for (const auto* list : {&tables_->target_table().sources, &tables_->pci_table().sources,
+                           &tables_->release_table().sources, &tables_->library_table().sources}) {
+    all.insert(all.end(), list->begin(), list->end());
+  }
+  return all;
+}
+
 const GfxTarget* KnowledgeBase::target(std::string_view gfx) const {
-  const auto it = std::find_if(targets.begin(), targets.end(), [&](const GfxTarget& t) { return t.gfx == gfx; });
-  return it == targets.end() ? nullptr : &*it;
+  const auto& rows = targets();
+  const auto it = std::find_if(rows.begin(), rows.end(), [&](const GfxTarget& t) { return t.gfx == gfx; });
+  return it == rows.end() ? nullptr : &*it;
 }
 
 const PciDevice* KnowledgeBase::pci_device(std::uint32_t device, std::optional<std::uint32_t> revision) const {
   const PciDevice* any_revision = nullptr;
   const PciDevice* first = nullptr;
-  for (const auto& row : pci_devices) {
+  for (const auto& row : pci_devices()) {
     if (row.device != device) continue;
     if (revision && row.revision == revision) return &row;
     if (!row.revision && any_revision == nullptr) any_revision = &row;
@@ -199,7 +302,7 @@ const PciDevice* KnowledgeBase::pci_device(std::uint32_t device, std::optional<s
 const Release* KnowledgeBase::release(std::string_view version) const {
   const auto numbers = version_numbers(version);
   if (numbers.size() < 2) return nullptr;
-  for (const auto& row : releases) {
+  for (const auto& row : releases()) {
     const auto own = version_numbers(row.release);
     if (own.size() >= 2 && own[0] == numbers[0] && own[1] == numbers[1]) return &row;
   }
@@ -207,14 +310,16 @@ const Release* KnowledgeBase::release(std::string_view version) const {
 }
 
 const Release* KnowledgeBase::last_release_listing(std::string_view gfx) const {
-  for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
+  const auto& rows = releases();
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
     if (it->lists(gfx)) return &*it;
   }
   return nullptr;
 }
 
 bool KnowledgeBase::has_per_device_override(std::string_view version) const {
-  return !per_device_override.since.empty() && !version.empty() && !version_less(version, per_device_override.since);
+  const auto& since = per_device_override().since;
+  return !since.empty() && !version.empty() && !version_less(version, since);
 }
 
 std::vector<int> version_numbers(std::string_view version) {
@@ -237,36 +342,16 @@ bool version_less(std::string_view a, std::string_view b) {
   return versions::compare_release(numbers(a), numbers(b)) < 0;
 }
 
-KnowledgeBase parse_knowledge_base(std::string_view gfx_targets_json, std::string_view pci_ids_json,
-                                   std::string_view releases_json, std::string_view libraries_json) {
-  KnowledgeBase kb;
-  const auto targets = parse_file(gfx_targets_json, "gfx_targets.json");
-  const auto pci = parse_file(pci_ids_json, "pci_ids.json");
-  const auto releases = parse_file(releases_json, "rocm_releases.json");
-  const auto libraries = parse_file(libraries_json, "rocm_libraries.json");
-  try {
-    load_targets(kb, targets);
-    for (const auto& target : kb.targets) {
-      if (target.workaround && kb.target(target.workaround->runs_as) == nullptr) {
-        fail("gfx_targets.json", target.gfx + ": workaround runs as unknown " + target.workaround->runs_as);
-      }
-    }
-    load_pci(kb, pci);
-    load_releases(kb, releases);
-    load_libraries(kb, libraries);
-  } catch (const nlohmann::json::exception& error) {
-    throw std::runtime_error(std::string("knowledge base: malformed table: ") + error.what());
-  }
-  for (const auto* file : {&targets, &pci, &releases, &libraries}) {
-    for (const auto& source : strings((*file)["_sources"])) kb.sources.push_back(source);
-  }
+std::unique_ptr<KnowledgeBase> parse_knowledge_base(TableTexts texts) {
+  auto kb = std::make_unique<KnowledgeBase>(texts);
+  (void)kb->sources();  // parses every table
+  check_references(*kb);
   return kb;
 }
 
 const KnowledgeBase& knowledge_base() {
-  static const KnowledgeBase kb =
-      parse_knowledge_base(embedded::data_gfx_targets(), embedded::data_pci_ids(), embedded::data_rocm_releases(),
-                           embedded::data_rocm_libraries());
+  static const KnowledgeBase kb(TableTexts{embedded::data_gfx_targets(), embedded::data_pci_ids(),
+                                           embedded::data_rocm_releases(), embedded::data_rocm_libraries()});
   return kb;
 }
 

@@ -181,7 +181,7 @@ Parsed<RuleSpec> parse_torch_rule(const Json& value, const std::string& path) {
 
 std::vector<std::string> known_library_names() {
   std::vector<std::string> names;
-  for (const auto& library : kb::knowledge_base().libraries) names.push_back(library.name);
+  for (const auto& library : kb::knowledge_base().libraries()) names.push_back(library.name);
   return names;
 }
 
@@ -207,7 +207,7 @@ Parsed<std::string> library_name(const std::string& name, const std::string& pat
 }
 
 bool has_kernel_files(std::string_view name) {
-  const auto& libraries = kb::knowledge_base().libraries;
+  const auto& libraries = kb::knowledge_base().libraries();
   const auto it = std::find_if(libraries.begin(), libraries.end(), [&](const auto& l) { return l.name == name; });
   return it != libraries.end() && it->kernels.has_value();
 }

@@ -49,31 +49,31 @@ TEST(GfxVersion, ParsesGfxNames) {
 
 TEST(KnowledgeBase, LoadsAndIsConsistent) {
   const auto& kb = kb::knowledge_base();
-  EXPECT_GE(kb.targets.size(), 35u);
-  EXPECT_GE(kb.pci_devices.size(), 100u);
-  EXPECT_FALSE(kb.sources.empty());
+  EXPECT_GE(kb.targets().size(), 35u);
+  EXPECT_GE(kb.pci_devices().size(), 100u);
+  EXPECT_FALSE(kb.sources().empty());
   std::set<std::string> gfx;
-  for (const auto& target : kb.targets) {
+  for (const auto& target : kb.targets()) {
     EXPECT_TRUE(gfx.insert(target.gfx).second) << "duplicate " << target.gfx;
     EXPECT_FALSE(target.sources.empty()) << target.gfx;
     EXPECT_FALSE(target.family.empty()) << target.gfx;
   }
   std::set<std::pair<std::uint32_t, std::int64_t>> ids;
-  for (const auto& device : kb.pci_devices) {
+  for (const auto& device : kb.pci_devices()) {
     if (!device.gfx.empty()) {
       EXPECT_TRUE(gfx.contains(device.gfx)) << device.name;
     }
     EXPECT_FALSE(device.sources.empty()) << device.name;
     EXPECT_TRUE(ids.insert({device.device, device.revision ? *device.revision : -1}).second) << device.name;
   }
-  for (const auto& release : kb.releases) {
+  for (const auto& release : kb.releases()) {
     EXPECT_FALSE(release.targets.empty()) << release.release;
     EXPECT_FALSE(release.sources.empty()) << release.release;
     EXPECT_FALSE(release.os.empty()) << release.release;
     for (const auto& target : release.targets) EXPECT_TRUE(gfx.contains(target.gfx)) << target.gfx;
   }
-  EXPECT_EQ(kb.releases.front().release, "5.6");
-  for (const auto& library : kb.libraries) {
+  EXPECT_EQ(kb.releases().front().release, "5.6");
+  for (const auto& library : kb.libraries()) {
     if (library.kernels) {
       EXPECT_FALSE(library.kernels->finding.empty()) << library.name;
     }
@@ -127,19 +127,39 @@ TEST(KnowledgeBase, RejectsInconsistentTables) {
   const auto pci = std::string(embedded::data_pci_ids());
   const auto releases = std::string(embedded::data_rocm_releases());
   const auto libraries = std::string(embedded::data_rocm_libraries());
-  EXPECT_NO_THROW(kb::parse_knowledge_base(targets, pci, releases, libraries));
+  const auto parse = [](std::string_view t, std::string_view p, std::string_view r, std::string_view l) {
+    return kb::parse_knowledge_base(kb::TableTexts{t, p, r, l});
+  };
+  EXPECT_NO_THROW(parse(targets, pci, releases, libraries));
   const std::string bad_pci =
       R"({"_sources": ["x"], "devices": [{"device": "0x1", "gfx": "gfx9999", "sources": ["x"]}]})";
-  EXPECT_THROW(kb::parse_knowledge_base(targets, bad_pci, releases, libraries), std::runtime_error);
+  EXPECT_THROW(parse(targets, bad_pci, releases, libraries), std::runtime_error);
   const std::string duplicate_pci =
       R"({"_sources": ["x"], "devices": [{"device": "0x1", "gfx": "gfx1030", "sources": ["x"]},
                                          {"device": "0x1", "gfx": "gfx1030", "sources": ["x"]}]})";
-  EXPECT_THROW(kb::parse_knowledge_base(targets, duplicate_pci, releases, libraries), std::runtime_error);
+  EXPECT_THROW(parse(targets, duplicate_pci, releases, libraries), std::runtime_error);
   const std::string no_sources = R"({"devices": []})";
-  EXPECT_THROW(kb::parse_knowledge_base(targets, no_sources, releases, libraries), std::runtime_error);
+  EXPECT_THROW(parse(targets, no_sources, releases, libraries), std::runtime_error);
   const std::string bad_release =
       R"({"_sources": ["x"], "releases": [{"release": "6.0", "gfx_targets": [{"gfx": "gfx9999"}], "sources": ["x"]}]})";
-  EXPECT_THROW(kb::parse_knowledge_base(targets, pci, bad_release, libraries), std::runtime_error);
+  EXPECT_THROW(parse(targets, pci, bad_release, libraries), std::runtime_error);
+}
+
+// A run without GPUs must not pay for the PCI ids or gfx targets: each table
+// is parsed on its first use, and only its own errors surface there.
+TEST(KnowledgeBase, ParsesEachTableOnFirstUse) {
+  const kb::KnowledgeBase kb(kb::TableTexts{"not json", "{\"_sources\": [\"x\"], \"devices\": [{]}",
+                                            embedded::data_rocm_releases(), embedded::data_rocm_libraries()});
+  EXPECT_EQ(kb.release("6.2.4")->release, "6.2");
+  EXPECT_FALSE(kb.libraries().empty());
+  try {
+    (void)kb.pci_devices();
+    ADD_FAILURE() << "a malformed pci_ids.json parsed";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("pci_ids.json"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW((void)kb.target("gfx1030"), std::runtime_error);
+  EXPECT_THROW((void)kb.pci_devices(), std::runtime_error);  // and again on the next use
 }
 
 }  // namespace
