@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "host/live_host.h"
+#include "host/read_once_host.h"
 #include "host/snapshot_host.h"
 #include "probe/probe_runner.h"
 #include "bundle/snapshot_archive.h"
@@ -84,7 +85,8 @@ int run_command(const RunCommandOptions& options) {
     host = std::make_unique<LiveHost>(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   }
   spdlog::debug("running {} checks on the {} host", checks->size(), host->source());
-  Report report = run_checks(*host, run, *checks);
+  const ReadOnceHost read_once(*host);
+  Report report = run_checks(read_once, run, *checks);
   if (options.redact) Redactor::from_host(*host).apply(report);
   if (const int rc = write_outputs(report, *targets, options); rc != 0) return rc;
   return run_exit_code(report, options);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -36,10 +37,12 @@ FileDescriptor::~FileDescriptor() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-HostResult<std::string> read_descriptor(int fd, std::string_view shown_path, std::size_t max_bytes) {
+HostResult<std::string> read_descriptor(int fd, std::string_view shown_path, std::size_t max_bytes,
+                                        std::optional<std::size_t> known_size) {
   std::string content;
+  if (known_size) content.reserve(std::min(*known_size, max_bytes));
   char chunk[8192];
-  while (true) {
+  while (!known_size || content.size() < *known_size) {
     const ssize_t got = ::read(fd, chunk, sizeof chunk);
     if (got < 0) {
       if (errno == EINTR) continue;

@@ -2,6 +2,7 @@
 // own paths, a snapshot reads the paths its resolver mapped inside root/.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +31,10 @@ class FileDescriptor {
 
 // Reads an open descriptor to its end, refusing more than max_bytes.
 // `shown_path` is the path error messages name (the machine's, not root/'s).
-HostResult<std::string> read_descriptor(int fd, std::string_view shown_path, std::size_t max_bytes);
+// With `known_size` (a file that cannot change meanwhile, as in a snapshot)
+// reading stops there instead of asking once more for the end.
+HostResult<std::string> read_descriptor(int fd, std::string_view shown_path, std::size_t max_bytes,
+                                        std::optional<std::size_t> known_size = std::nullopt);
 
 // The entries of a folder except . and .., in readdir order.
 HostResult<std::vector<DirEntry>> read_directory(const std::string& real_path, std::string_view shown_path);

@@ -122,18 +122,30 @@ HostResult<SnapshotHost::Resolved> SnapshotHost::walk(std::string start, std::ve
 
 HostResult<std::string> SnapshotHost::resolve_folder(const std::vector<std::string>& parts,
                                                      std::string_view shown_path) const {
-  std::string key;
-  for (const auto& part : parts) key += '/' + part;
+  // keys[i]: the machine folder of the first i parts.
+  std::vector<std::string> keys(parts.size() + 1);
+  for (std::size_t i = 0; i < parts.size(); ++i) keys[i + 1] = keys[i] + '/' + parts[i];
+  // Start from the deepest folder resolved before, then one component at a time.
+  std::size_t known = parts.size();
+  std::string folder = root_;
   {
     const std::lock_guard lock(folders_mutex_);
-    if (const auto it = folders_.find(key); it != folders_.end()) return it->second;
+    for (; known > 0; --known) {
+      if (const auto it = folders_.find(keys[known]); it != folders_.end()) {
+        folder = it->second;
+        break;
+      }
+    }
   }
-  auto folder = walk(root_, parts, FollowLast::yes, shown_path);
-  if (!folder) return tl::unexpected(folder.error());
-  if (!S_ISDIR(folder->mode)) return tl::unexpected(not_a_directory(shown_path));
-  const std::lock_guard lock(folders_mutex_);
-  folders_.emplace(std::move(key), folder->path);
-  return std::move(folder->path);
+  for (std::size_t i = known; i < parts.size(); ++i) {
+    auto next = walk(std::move(folder), {parts[i]}, FollowLast::yes, shown_path);
+    if (!next) return tl::unexpected(next.error());
+    if (!S_ISDIR(next->mode)) return tl::unexpected(not_a_directory(shown_path));
+    folder = std::move(next->path);
+    const std::lock_guard lock(folders_mutex_);
+    folders_.emplace(keys[i + 1], folder);
+  }
+  return folder;
 }
 
 HostResult<SnapshotHost::Resolved> SnapshotHost::resolve(std::string_view path, FollowLast follow) const {
@@ -168,7 +180,7 @@ HostResult<std::string> SnapshotHost::read_file(std::string_view path, std::size
   }
   const FileDescriptor fd(::open(file->path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (fd.get() < 0) return tl::unexpected(host_error_from_errno(errno, path));
-  return read_descriptor(fd.get(), path, max_bytes);
+  return read_descriptor(fd.get(), path, max_bytes, static_cast<std::size_t>(file->size));
 }
 
 HostResult<std::vector<DirEntry>> SnapshotHost::list_dir(std::string_view path) const {
