@@ -94,8 +94,8 @@ Verdict judge_folder(const Host& host, const std::vector<Mount>& mounts, const s
         verdict.reason = path + " is not a folder";
         return verdict;
       }
-      // Snapshots keep owners and modes only for /dev nodes: ownership is judged on the live machine.
-      if (host.source() == "live" && !writable_by(*node, host.identity())) {
+      // A snapshot older than its `stat` record knows no owner or mode: nothing to judge then.
+      if (node->permissions_known && !writable_by(*node, host.identity())) {
         verdict.writable = false;
         verdict.reason = exists ? path + " is not writable by this user"
                                 : folder + " does not exist and " + path + " is not writable by this user, so it cannot be created";

@@ -14,5 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::require(again.has_value(), "an accepted manifest round-trips");
   fuzz::require(again->env == manifest->env && again->unreadable == manifest->unreadable,
                 "a round-tripped manifest keeps its environment and unreadable paths");
+  fuzz::require(again->nodes.size() == manifest->nodes.size() && again->stat.size() == manifest->stat.size(),
+                "a round-tripped manifest keeps its device nodes and recorded owners");
   return 0;
 }

@@ -47,6 +47,9 @@ struct NodeInfo {
   std::uint32_t gid = 0;
   bool has_acl = false;                // ls -l shows a '+'
   std::optional<std::string> access;   // measured: "rw", "r", "w" or "none"
+  // false: mode, uid and gid are not the machine's (a replayed file whose
+  // capture did not record them); judge ownership and permissions only live.
+  bool permissions_known = true;
 };
 
 struct Identity {
@@ -87,7 +90,8 @@ class Host {
   [[nodiscard]] virtual HostResult<std::vector<DirEntry>> list_dir(std::string_view path) const = 0;
   // The target of a symbolic link, as stored (not resolved).
   [[nodiscard]] virtual HostResult<std::string> read_link(std::string_view path) const = 0;
-  // stat(2) of a path, meant for device nodes under /dev.
+  // stat(2) of a path (following links): device nodes under /dev, and the
+  // owner and mode of folders and files.
   [[nodiscard]] virtual HostResult<NodeInfo> stat_node(std::string_view path) const = 0;
 
   [[nodiscard]] virtual std::optional<std::string> env(std::string_view name) const = 0;

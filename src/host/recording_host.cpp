@@ -189,7 +189,14 @@ HostResult<NodeInfo> RecordingHost::stat_node(std::string_view path) const {
   }
   if (path.starts_with("/dev/")) {
     manifest_.nodes[std::string(path)] = *result;
-  } else if (result->type == EntryType::directory) {
+    return result;
+  }
+  // root/ cannot keep owners and modes (its files belong to whoever unpacks
+  // it): snapshot.json does, for the path as the check asked.
+  if (path.starts_with('/') && path != "/dev" && result->permissions_known) {
+    manifest_.stat[std::string(path)] = *result;
+  }
+  if (result->type == EntryType::directory) {
     make_folders(root_ / mirror_path(path).substr(1));
   } else if (result->type == EntryType::file) {
     const auto real = mirror_path(path);

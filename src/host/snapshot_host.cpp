@@ -218,17 +218,28 @@ HostResult<std::string> SnapshotHost::read_link(std::string_view path) const {
   return link_target(link->path, path);
 }
 
+const NodeInfo* SnapshotHost::recorded_stat(const std::string& path) const {
+  const auto it = manifest_.stat.find(path);
+  return it == manifest_.stat.end() ? nullptr : &it->second;
+}
+
 HostResult<NodeInfo> SnapshotHost::stat_node(std::string_view path) const {
   const std::string key(path);
   if (const auto it = manifest_.nodes.find(key); it != manifest_.nodes.end()) return it->second;
   const std::string prefix = key.ends_with('/') ? key : key + "/";
   const auto below = manifest_.nodes.lower_bound(prefix);
   const bool is_node_folder = below != manifest_.nodes.end() && below->first.starts_with(prefix);
-  if (is_node_folder) return NodeInfo{EntryType::directory, 0755, 0, 0, false, std::nullopt};
+  if (is_node_folder) return NodeInfo{EntryType::directory, 0755, 0, 0, false, std::nullopt, false};
+  // stat(2) follows links, so an entry describes the file at the end of them:
+  // recorded under the path as asked, or under the path it resolves to.
+  if (const auto* recorded = recorded_stat(key)) return *recorded;
   auto file = resolve(path, FollowLast::yes);
   if (!file) return tl::unexpected(file.error());
-  // Files under root/ belong to whoever unpacked the snapshot: report them as root's.
-  return NodeInfo{entry_type_from_mode(file->mode), file->mode & 0777U, 0, 0, false, std::nullopt};
+  const auto machine_path = file->path.size() > root_.size() ? file->path.substr(root_.size()) : std::string("/");
+  if (const auto* recorded = recorded_stat(machine_path)) return *recorded;
+  // Files under root/ belong to whoever unpacked the snapshot: report them as
+  // root's, and say that the owner and mode are not the captured machine's.
+  return NodeInfo{entry_type_from_mode(file->mode), file->mode & 0777U, 0, 0, false, std::nullopt, false};
 }
 
 std::optional<std::string> SnapshotHost::env(std::string_view name) const {

@@ -51,6 +51,8 @@ class SnapshotHost final : public Host {
   [[nodiscard]] HostResult<Resolved> walk(std::string start, std::vector<std::string> pending, FollowLast follow,
                                           std::string_view shown_path) const;
   [[nodiscard]] HostResult<void> check_readable(std::string_view path) const;
+  // The `stat` entry of snapshot.json for a machine path, or nullptr.
+  [[nodiscard]] const NodeInfo* recorded_stat(const std::string& path) const;
 
   std::string root_;
   SnapshotManifest manifest_;

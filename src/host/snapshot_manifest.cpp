@@ -92,6 +92,16 @@ NodeInfo parse_node(const Json& object, const std::string& where) {
   return node;
 }
 
+// A `stat` entry stands for what a capture measured: a guessed owner (0 is
+// root) would make replay judge ownership wrongly, so nothing defaults.
+NodeInfo parse_stat_entry(const Json& object, const std::string& where) {
+  if (!object.is_object()) fail(fmt::format("'{}' must be an object", where));
+  for (const char* field : {"type", "mode", "uid", "gid"}) {
+    if (!object.contains(field)) fail(fmt::format("missing '{}.{}'", where, field));
+  }
+  return parse_node(object, where);
+}
+
 SnapshotManifest parse_object(const Json& root) {
   if (!root.is_object()) fail("the top level must be a JSON object");
   if (optional_string(root, "format") != kSnapshotFormat) {
@@ -118,6 +128,15 @@ SnapshotManifest parse_object(const Json& root) {
       manifest.nodes[path] = parse_node(node, "nodes." + path);
     }
   }
+  if (root.contains("stat")) {
+    for (const auto& [path, entry] : require_object(root, "stat", "").items()) {
+      if (!path.starts_with('/')) fail(fmt::format("'stat' key '{}' is not an absolute path", path));
+      if (path == "/dev" || path.starts_with("/dev/")) {
+        fail(fmt::format("'stat' key '{}' is a /dev path: device nodes belong in 'nodes'", path));
+      }
+      manifest.stat[path] = parse_stat_entry(entry, "stat." + path);
+    }
+  }
   if (root.contains("unreadable")) {
     if (!root["unreadable"].is_array()) fail("'unreadable' must be an array of paths");
     for (const auto& path : root["unreadable"]) {
@@ -141,17 +160,25 @@ tl::expected<SnapshotManifest, std::string> parse_snapshot_manifest(std::string_
   }
 }
 
-nlohmann::json to_json(const SnapshotManifest& manifest) {
-  Json nodes = Json::object();
-  for (const auto& [path, node] : manifest.nodes) {
+namespace {
+
+Json node_entries(const std::map<std::string, NodeInfo>& nodes) {
+  Json entries = Json::object();
+  for (const auto& [path, node] : nodes) {
     Json entry = {{"type", std::string(to_string(node.type))},
                   {"mode", fmt::format("{:04o}", node.mode)},
                   {"uid", node.uid},
                   {"gid", node.gid}};
     if (node.has_acl) entry["acl"] = true;
     if (node.access) entry["access"] = *node.access;
-    nodes[path] = entry;
+    entries[path] = entry;
   }
+  return entries;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const SnapshotManifest& manifest) {
   Json result = {
       {"format", kSnapshotFormat},
       {"version", kSnapshotVersion},
@@ -163,9 +190,10 @@ nlohmann::json to_json(const SnapshotManifest& manifest) {
         {"uid", manifest.identity.uid},
         {"gid", manifest.identity.gid},
         {"groups", manifest.identity.groups}}},
-      {"nodes", nodes},
+      {"nodes", node_entries(manifest.nodes)},
       {"probes", manifest.probes},
   };
+  if (!manifest.stat.empty()) result["stat"] = node_entries(manifest.stat);
   if (!manifest.unreadable.empty()) result["unreadable"] = manifest.unreadable;
   return result;
 }

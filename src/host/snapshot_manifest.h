@@ -22,6 +22,9 @@ struct SnapshotManifest {
   std::map<std::string, std::string> env;
   Identity identity;
   std::map<std::string, NodeInfo> nodes;  // absolute /dev paths
+  // Owner, mode (and ACL, access) of other paths the checks stat()ed, keyed by
+  // the path as asked; absent in snapshots written before it existed.
+  std::map<std::string, NodeInfo> stat;
   std::set<std::string> unreadable;       // paths that existed but could not be read
   nlohmann::json probes = nlohmann::json::object();
 };

@@ -7,6 +7,7 @@
 
 #include "render/formats.h"
 #include "render/run_tool.h"
+#include "host/snapshot_host.h"
 #include "report/redact.h"
 #include "support/run_binary.h"
 #include "support/snapshot_builder.h"
@@ -51,6 +52,7 @@ struct SecretMachine {
     manifest["identity"]["user"] = "o'neil admin";
     manifest["env"]["USER"] = "o'neil admin";
     manifest["env"]["HOME"] = "/home/oneil";
+    manifest["stat"]["/home/oneil/.cache/miopen"] = {{"type", "dir"}, {"mode", "0755"}, {"uid", 0}, {"gid", 0}};
     std::ofstream(snapshot / "snapshot.json") << manifest.dump(2);
   }
   static void write(const fs::path& path, const std::string& text) {
@@ -134,6 +136,16 @@ TEST(Redact, CaptureRedactsFilesNamesAndManifest) {
   EXPECT_TRUE(fs::exists(homes[0].path() / ".profile"));
   const auto manifest = nlohmann::json::parse(read_text(machine.snapshot / "snapshot.json"));
   EXPECT_EQ(manifest["env"]["HOME"], "/home/" + homes[0].path().filename().string());
+  // Owners recorded outside /dev follow the renamed home, so replay still finds them.
+  const auto cache = "/home/" + homes[0].path().filename().string() + "/.cache/miopen";
+  ASSERT_TRUE(manifest["stat"].contains(cache)) << manifest["stat"].dump();
+  EXPECT_EQ(manifest["stat"].size(), 1U);
+  const auto host = SnapshotHost::open(machine.snapshot);
+  ASSERT_TRUE(host) << host.error();
+  const auto node = (*host)->stat_node(cache);
+  ASSERT_TRUE(node);
+  EXPECT_TRUE(node->permissions_known);
+  EXPECT_EQ(node->uid, 0U);
   // The redacted snapshot still replays.
   const auto replay = run_doctor({"--replay", machine.snapshot.string(), "--level", "quick", "--json"});
   EXPECT_TRUE(replay.exit_code == 0 || replay.exit_code == 1) << replay.err;

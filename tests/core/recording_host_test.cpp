@@ -1,12 +1,14 @@
 // The recording host writes only inside its snapshot folder, whatever the
-// machine it records does meanwhile.
+// machine it records does meanwhile, and keeps what root/ cannot hold.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "host/live_host.h"
 #include "host/recording_host.h"
+#include "host/snapshot_host.h"
 #include "render/run_tool.h"
 #include "support/snapshot_builder.h"
 
@@ -73,6 +75,48 @@ TEST_F(RecordingInside, ListingsDoNotCreateEntriesThroughALink) {
 
   ASSERT_TRUE(recorder.list_dir(folder.string()));
   EXPECT_TRUE(fs::is_empty(outside_.path()));
+}
+
+// A folder's owner and mode cannot survive in root/ (it belongs to whoever
+// unpacks the snapshot): snapshot.json keeps them, and replay answers them.
+TEST_F(RecordingInside, RecordsOwnerAndModeOfAFolderForReplay) {
+  const auto folder = machine_.path() / "cache";
+  fs::create_directory(folder);
+  fs::permissions(folder, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);  // 0750, whatever the umask
+  fs::create_directory_symlink(folder, machine_.path() / "cache-link");
+  struct stat real {};
+  ASSERT_EQ(::stat(folder.c_str(), &real), 0);
+  {
+    RecordingHost recorder(live_, snapshot_.path());
+    ASSERT_TRUE(recorder.stat_node(folder.string()));
+    ASSERT_TRUE(recorder.stat_node((machine_.path() / "cache-link").string()));
+    ASSERT_TRUE(recorder.finish("2026-11-30T18:00:00Z", "test"));
+  }
+  fs::permissions(mirrored(folder), fs::perms::all);  // as unpacked elsewhere: 0777, owned by someone else
+  auto replay = SnapshotHost::open(snapshot_.path());
+  ASSERT_TRUE(replay) << replay.error();
+  for (const auto& asked : {folder, machine_.path() / "cache-link"}) {
+    const auto node = (*replay)->stat_node(asked.string());
+    ASSERT_TRUE(node) << asked;
+    EXPECT_EQ(node->type, EntryType::directory) << asked;
+    EXPECT_EQ(node->mode, 0750U) << asked;
+    EXPECT_EQ(node->uid, real.st_uid) << asked;
+    EXPECT_EQ(node->gid, real.st_gid) << asked;
+    EXPECT_TRUE(node->permissions_known) << asked;
+  }
+}
+
+// Only paths the manifest can hold are recorded: a snapshot a capture wrote always opens again.
+TEST_F(RecordingInside, RecordsNoStatEntryTheManifestWouldRefuse) {
+  {
+    RecordingHost recorder(live_, snapshot_.path());
+    (void)recorder.stat_node("/dev");
+    (void)recorder.stat_node(".");
+    ASSERT_TRUE(recorder.finish("2026-11-30T18:00:00Z", "test"));
+  }
+  auto replay = SnapshotHost::open(snapshot_.path());
+  ASSERT_TRUE(replay) << replay.error();
+  EXPECT_TRUE((*replay)->manifest().stat.empty());
 }
 
 }  // namespace

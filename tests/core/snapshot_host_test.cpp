@@ -102,6 +102,49 @@ TEST(SnapshotHost, DeviceNodesComeFromTheManifest) {
   EXPECT_EQ(dev[1].type, EntryType::char_device);
 }
 
+// Files under root/ belong to whoever unpacked the snapshot; `stat` keeps
+// the captured owner and mode of ordinary folders and files.
+TEST(SnapshotHost, RecordedOwnersAndModesComeFromTheManifest) {
+  SnapshotBuilder builder;
+  builder.dir("/home/alice/.cache/miopen");
+  builder.file("/usr/bin/python3.11", "");
+  builder.symlink("/usr/bin/python3", "python3.11");
+  builder.stat("/home/alice/.cache/miopen", testing::Node::chr("0755", 0, 0).of_type("dir"));
+  builder.stat("/usr/bin/python3.11", testing::Node::chr("0755", 0, 0).of_type("file"));
+  builder.stat("/var/cache/gone", testing::Node::chr("2775", 1000, 44).of_type("dir").with_acl());
+  auto host = builder.open();
+
+  const auto cache = host->stat_node("/home/alice/.cache/miopen");
+  ASSERT_TRUE(cache);
+  EXPECT_EQ(cache->type, EntryType::directory);
+  EXPECT_EQ(cache->mode, 0755U);
+  EXPECT_EQ(cache->uid, 0U);
+  EXPECT_TRUE(cache->permissions_known);
+  // Recorded under the link-resolved path: every route to that file finds it.
+  const auto python = host->stat_node("/usr/bin/python3");
+  ASSERT_TRUE(python);
+  EXPECT_EQ(python->mode, 0755U) << "the unpacked file is 0644; the recorded mode wins";
+  EXPECT_TRUE(python->permissions_known);
+  // An entry answers for its path even where root/ holds nothing.
+  const auto gone = host->stat_node("/var/cache/gone");
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->mode, 02775U);
+  EXPECT_EQ(gone->gid, 44U);
+  EXPECT_TRUE(gone->has_acl);
+}
+
+TEST(SnapshotHost, UnrecordedFilesSayTheirOwnerIsUnknown) {
+  SnapshotBuilder builder;
+  builder.dir("/home/alice/.config/miopen");
+  auto host = builder.open();
+  const auto folder = host->stat_node("/home/alice/.config/miopen");
+  ASSERT_TRUE(folder);
+  EXPECT_EQ(folder->type, EntryType::directory);
+  EXPECT_EQ(folder->uid, 0U);
+  EXPECT_FALSE(folder->permissions_known);
+  EXPECT_EQ(host->stat_node("/home/alice/.cache/miopen").error().kind, HostErrorKind::not_found);
+}
+
 TEST(SnapshotHost, EnvIdentityAccountsAndProbes) {
   SnapshotBuilder builder;
   builder.env("HSA_OVERRIDE_GFX_VERSION", "10.3.0")

@@ -34,6 +34,30 @@ TEST(SnapshotManifest, RoundTripsThroughJson) {
   EXPECT_EQ(again->nodes.at("/dev/kfd").gid, 110U);
   EXPECT_EQ(again->nodes.at("/dev/kfd").access, "rw");
   EXPECT_TRUE(again->unreadable.contains("/dev/kmsg"));
+  EXPECT_TRUE(again->stat.empty());
+}
+
+TEST(SnapshotManifest, StatEntriesRoundTrip) {
+  auto manifest = parse_snapshot_manifest(kMinimal).value();
+  manifest.stat["/home/a/.cache/miopen"] = NodeInfo{EntryType::directory, 0755, 0, 0, false, std::nullopt};
+  manifest.stat["/tmp"] = NodeInfo{EntryType::directory, 01777, 0, 0, true, "rw"};
+  const auto json = to_json(manifest);
+  EXPECT_EQ(json["stat"]["/home/a/.cache/miopen"]["type"], "dir");
+  EXPECT_EQ(json["stat"]["/tmp"]["mode"], "1777");
+  const auto again = parse_snapshot_manifest(json.dump());
+  ASSERT_TRUE(again) << again.error();
+  ASSERT_EQ(again->stat.size(), 2U);
+  EXPECT_EQ(again->stat.at("/home/a/.cache/miopen").type, EntryType::directory);
+  EXPECT_EQ(again->stat.at("/tmp").mode, 01777U);
+  EXPECT_TRUE(again->stat.at("/tmp").has_acl);
+  EXPECT_EQ(again->stat.at("/tmp").access, "rw");
+}
+
+TEST(SnapshotManifest, OlderSnapshotsWithoutStatStillParse) {
+  const auto manifest = parse_snapshot_manifest(kMinimal);
+  ASSERT_TRUE(manifest) << manifest.error();
+  EXPECT_TRUE(manifest->stat.empty());
+  EXPECT_FALSE(to_json(*manifest).contains("stat"));
 }
 
 struct BadManifest {
@@ -67,7 +91,30 @@ INSTANTIATE_TEST_SUITE_P(
         BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"nodes":{"/dev/kfd":{"type":"pipe"}}})",
                     "expected char"},
         BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"probes":[]})",
-                    "'probes' must be an object"}));
+                    "'probes' must be an object"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"stat":[]})",
+                    "'stat' must be an object"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"stat":{"home/a":{}}})",
+                    "'stat' key 'home/a' is not an absolute path"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"stat":{"/dev/kfd":{}}})",
+                    "device nodes belong in 'nodes'"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"stat":{"/tmp":"dir"}})",
+                    "'stat./tmp' must be an object"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},
+                        "stat":{"/tmp":{"type":"dir","mode":"1777","gid":0}}})",
+                    "missing 'stat./tmp.uid'"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},
+                        "stat":{"/tmp":{"type":"dir","mode":"1777","uid":-1,"gid":0}}})",
+                    "'stat./tmp.uid' must be a non-negative 32-bit integer"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},
+                        "stat":{"/tmp":{"type":"dir","mode":"0999","uid":0,"gid":0}}})",
+                    "'stat./tmp.mode' must be an octal string"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},
+                        "stat":{"/tmp":{"type":"folder","mode":"0755","uid":0,"gid":0}}})",
+                    "'stat./tmp.type' is 'folder'"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},
+                        "stat":{"/tmp":{"type":"dir","mode":"0755","uid":0,"gid":0,"access":"x"}}})",
+                    "'stat./tmp.access' must be"}));
 
 }  // namespace
 }  // namespace rocm_doctor

@@ -52,11 +52,24 @@ SnapshotBuilder& SnapshotBuilder::dir(const std::string& path) {
   return *this;
 }
 
-SnapshotBuilder& SnapshotBuilder::node(const std::string& path, Node node) {
+namespace {
+
+nlohmann::json node_entry(const Node& node) {
   nlohmann::json entry = {{"type", node.type}, {"mode", node.mode}, {"uid", node.uid}, {"gid", node.gid}};
   if (node.acl) entry["acl"] = true;
   if (!node.access.empty()) entry["access"] = node.access;
-  manifest_["nodes"][path] = entry;
+  return entry;
+}
+
+}  // namespace
+
+SnapshotBuilder& SnapshotBuilder::node(const std::string& path, Node node) {
+  manifest_["nodes"][path] = node_entry(node);
+  return *this;
+}
+
+SnapshotBuilder& SnapshotBuilder::stat(const std::string& path, Node entry) {
+  manifest_["stat"][path] = node_entry(entry);
   return *this;
 }
 

@@ -70,6 +70,9 @@ class SnapshotBuilder {
   SnapshotBuilder& symlink(const std::string& path, const std::string& target);
   SnapshotBuilder& dir(const std::string& path);
   SnapshotBuilder& node(const std::string& path, Node node);
+  // Owner and mode of a path outside /dev (`stat` in snapshot.json):
+  // stat("/home/alice/.cache/miopen", Node::chr("0755", 0, 0).of_type("dir")).
+  SnapshotBuilder& stat(const std::string& path, Node entry);
   SnapshotBuilder& env(const std::string& name, const std::string& value);
   SnapshotBuilder& identity(const std::string& user, std::uint32_t uid, std::uint32_t gid,
                             std::vector<std::uint32_t> groups);

@@ -1,0 +1,3 @@
+#define ROCM_VERSION_MAJOR   6
+#define ROCM_VERSION_MINOR   2
+#define ROCM_VERSION_PATCH   4
