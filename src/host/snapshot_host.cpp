@@ -234,7 +234,14 @@ HostResult<NodeInfo> SnapshotHost::stat_node(std::string_view path) const {
   // recorded under the path as asked, or under the path it resolves to.
   if (const auto* recorded = recorded_stat(key)) return *recorded;
   auto file = resolve(path, FollowLast::yes);
-  if (!file) return tl::unexpected(file.error());
+  if (!file) {
+    // stat(2) was refused on the captured machine (a folder above it this user
+    // may not search, such as another user's home): the path is not missing.
+    if (file.error().kind == HostErrorKind::not_found) {
+      if (auto readable = check_readable(path); !readable) return tl::unexpected(readable.error());
+    }
+    return tl::unexpected(file.error());
+  }
   const auto machine_path = file->path.size() > root_.size() ? file->path.substr(root_.size()) : std::string("/");
   if (const auto* recorded = recorded_stat(machine_path)) return *recorded;
   // Files under root/ belong to whoever unpacked the snapshot: report them as

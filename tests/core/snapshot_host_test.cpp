@@ -171,6 +171,17 @@ TEST(SnapshotHost, UnreadablePathsAnswerPermissionDenied) {
   EXPECT_EQ(host->read_file("/dev/kmsg", kDefaultReadLimit).error().kind, HostErrorKind::permission_denied);
 }
 
+// Capture notes a refused stat(2) (another user's home folder) as unreadable:
+// replay must not answer "missing", which a check would judge differently.
+TEST(SnapshotHost, RefusedStatsAnswerPermissionDeniedNotMissing) {
+  SnapshotBuilder builder;
+  builder.file("/etc/shadow", "").manifest_key("unreadable", {"/home/bob/.cache/miopen", "/etc/shadow"});
+  auto host = builder.open();
+  EXPECT_EQ(host->stat_node("/home/bob/.cache/miopen").error().kind, HostErrorKind::permission_denied);
+  EXPECT_EQ(host->stat_node("/home/bob/.cache").error().kind, HostErrorKind::not_found);
+  EXPECT_TRUE(host->stat_node("/etc/shadow")) << "a file that could not be read can still be stat()ed";
+}
+
 TEST(SnapshotHost, ReadFileHonoursTheSizeBound) {
   SnapshotBuilder builder;
   builder.file("/sys/big", std::string(5000, 'x'));
