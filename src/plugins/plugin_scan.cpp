@@ -123,6 +123,8 @@ void scan_folder(const Host& host, const Trust& trust, ScannedFolder& folder, st
 }  // namespace
 
 std::optional<std::string> unsafe_reason(const NodeInfo& node, const Trust& trust, bool is_ancestor) {
+  // A host that cannot tell the owner (a replayed file without a record) proves nothing safe.
+  if (!node.permissions_known) return "of unknown owner and mode";
   std::vector<std::string> problems;
   if (node.uid != 0 && node.uid != trust.uid) {
     problems.push_back(trust.uid == 0 ? fmt::format("owned by uid {}, not root", node.uid)

@@ -85,7 +85,7 @@ namespace {
 bool trusted_by_root(const Host& host, const std::string& path) {
   const auto safe = [&host](const std::string& node_path) {
     const auto node = host.stat_node(node_path);
-    return node && node->uid == 0 && (node->mode & 022U) == 0;
+    return node && node->permissions_known && node->uid == 0 && (node->mode & 022U) == 0;
   };
   const auto slash = path.rfind('/');
   const std::string folder = slash == 0 ? "/" : path.substr(0, slash);

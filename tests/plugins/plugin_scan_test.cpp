@@ -60,6 +60,13 @@ TEST(UnsafeReason, TrustsRootAndTheRunningUserOnly) {
             "(mode 0777)");
 }
 
+TEST(UnsafeReason, AnUnknownOwnerIsNeverTrusted) {
+  auto unknown = node(0755, 0, 0);
+  unknown.permissions_known = false;
+  EXPECT_EQ(unsafe_reason(unknown, Trust{0, 0}).value_or(""), "of unknown owner and mode");
+  EXPECT_TRUE(unsafe_reason(unknown, Trust{0, 0}, true));
+}
+
 TEST(UnsafeReason, AStickyFolderAboveIsFineButNotAsThePluginFolder) {
   const Trust root{0, 0};
   EXPECT_FALSE(unsafe_reason(node(01777, 0, 0), root, true)) << "/tmp above a plugin folder";

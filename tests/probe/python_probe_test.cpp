@@ -128,8 +128,7 @@ TEST_F(FakeTorch, TheProbeRunsInParallelAndIsCaptured) {
 }
 
 // Debian's python3-torch (1.13, a CPU build) when it is installed.
-// Only what choose_python asks: PATH, who runs, and stat(2) of any path
-// (snapshots carry owner and mode for /dev only, so a small fake serves here).
+// Only what choose_python asks: PATH, who runs, and stat(2) of any path.
 class PathHost final : public Host {
  public:
   PathHost(std::uint32_t uid, std::string path) : uid_(uid), path_(std::move(path)) {}
@@ -141,6 +140,11 @@ class PathHost final : public Host {
     return node(path, EntryType::directory, mode, uid);
   }
   PathHost& program(const std::string& path, std::uint32_t uid) { return node(path, EntryType::file, 0755, uid); }
+  // As a replayed file without a recorded owner answers.
+  PathHost& unknown_owner(const std::string& path) {
+    nodes_.at(path).permissions_known = false;
+    return *this;
+  }
 
   std::string_view source() const override { return "test"; }
   HostResult<std::string> read_file(std::string_view path, std::size_t) const override { return missing(path); }
@@ -196,6 +200,13 @@ TEST(ChoosePython, ARootRunSkipsAWorldWritableFolderEvenIfRootOwnsIt) {
 TEST(ChoosePython, ARootRunSkipsAProgramAnotherUserOwnsInARootFolder) {
   PathHost host(0, "/usr/local/bin:/usr/bin");
   host.folder("/usr/local/bin", 0755, 0).node("/usr/local/bin/python3", EntryType::file, 0777, 0);
+  host.folder("/usr/bin", 0755, 0).program("/usr/bin/python3", 0);
+  EXPECT_EQ(probe::choose_python(host, "").interpreter, "/usr/bin/python3");
+}
+
+TEST(ChoosePython, ARootRunTrustsNoPythonWhoseOwnerIsUnknown) {
+  PathHost host(0, "/usr/local/bin:/usr/bin");
+  host.folder("/usr/local/bin", 0755, 0).program("/usr/local/bin/python3", 0).unknown_owner("/usr/local/bin/python3");
   host.folder("/usr/bin", 0755, 0).program("/usr/bin/python3", 0);
   EXPECT_EQ(probe::choose_python(host, "").interpreter, "/usr/bin/python3");
 }
