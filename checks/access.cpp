@@ -224,38 +224,32 @@ std::string paths_of(const std::vector<const NodeReport*>& reports) {
 Fix container_group_fix(const std::vector<const NodeReport*>& reports) {
   std::string flags;
   for (const auto& gid : owning_gids(reports)) flags += (flags.empty() ? "" : " ") + std::string("--group-add ") + gid;
-  Fix fix;
-  fix.description = fmt::format(
-      "A container's groups are fixed when it starts: recreate it with the host's numeric group ids "
-      "(docker/podman run {} ...; Kubernetes: securityContext.supplementalGroups). Group names inside the image "
-      "may not match the host's ids; rootless podman can keep the host groups with --group-add keep-groups.",
-      flags);
-  fix.verify = verify_command(kCheckId);
-  return fix;
+  return make_fix(kCheckId,
+                  fmt::format("A container's groups are fixed when it starts: recreate it with the host's numeric "
+                              "group ids (docker/podman run {} ...; Kubernetes: securityContext.supplementalGroups). "
+                              "Group names inside the image may not match the host's ids; rootless podman can keep "
+                              "the host groups with --group-add keep-groups.",
+                              flags));
 }
 
 Fix usermod_fix(const std::string& user, const std::vector<std::string>& groups) {
-  Fix fix;
-  fix.description = fmt::format("Add {} to {}, then log out of every session and log back in (or reboot)", user,
-                                join(groups, " and "));
-  fix.commands = {shell_command({"sudo", "usermod", "-aG", join(groups, ","), user})};
-  fix.needs_root = true;
-  fix.needs_relogin = true;
-  fix.verify = verify_command(kCheckId);
-  return fix;
+  return make_fix(kCheckId,
+                  fmt::format("Add {} to {}, then log out of every session and log back in (or reboot)", user,
+                              join(groups, " and ")),
+                  {shell_command({"sudo", "usermod", "-aG", join(groups, ","), user})},
+                  FixNeeds{.root = true, .relogin = true});
 }
 
 Fix unnamed_gid_fix(const std::vector<std::uint32_t>& gids) {
   std::vector<std::string> texts;
   for (const auto gid : gids) texts.push_back(std::to_string(gid));
-  Fix fix;
-  fix.description = fmt::format(
-      "No group with id {} exists in the group database (/etc/group or NSS), so `usermod` cannot add anyone to it. "
-      "Find out which group owns the GPU nodes on this system (the udev rules under /etc/udev/rules.d and "
-      "/usr/lib/udev/rules.d set it) and create or repair that group entry.",
-      join(texts, ", "));
-  fix.verify = verify_command(kCheckId);
-  return fix;
+  return make_fix(
+      kCheckId,
+      fmt::format(
+          "No group with id {} exists in the group database (/etc/group or NSS), so `usermod` cannot add anyone to "
+          "it. Find out which group owns the GPU nodes on this system (the udev rules under /etc/udev/rules.d and "
+          "/usr/lib/udev/rules.d set it) and create or repair that group entry.",
+          join(texts, ", ")));
 }
 
 Finding group_missing_finding(const std::vector<const NodeReport*>& reports, const Subject& subject) {
@@ -279,12 +273,10 @@ Finding group_missing_finding(const std::vector<const NodeReport*>& reports, con
   if (!groups.names.empty() && !user.empty()) finding.with_fix(usermod_fix(user, groups.names));
   if (!groups.unnamed.empty()) finding.with_fix(unnamed_gid_fix(groups.unnamed));
   if (user.empty()) {
-    Fix fix;
-    fix.description = fmt::format("uid {} has no user name (no passwd entry), so it cannot be added to a group: run "
-                                  "as a user that has one, or give the process the group ids when it starts",
-                                  subject.identity.uid);
-    fix.verify = verify_command(kCheckId);
-    finding.with_fix(fix);
+    finding.with_fix(make_fix(kCheckId, fmt::format("uid {} has no user name (no passwd entry), so it cannot be added "
+                                                    "to a group: run as a user that has one, or give the process the "
+                                                    "group ids when it starts",
+                                                    subject.identity.uid)));
   }
   return finding;
 }
@@ -303,14 +295,13 @@ Finding relogin_finding(const std::vector<const NodeReport*>& reports, const Sub
   finding.evidence.push_back(identity_evidence(subject.identity));
   for (const auto* report : reports) finding.evidence.push_back(node_evidence(*report, subject.identity));
   if (!subject.container.empty()) return finding.with_fix(container_group_fix(reports));
-  Fix fix;
-  fix.description =
-      "Log out of every session and log back in (or reboot) so new sessions get the group; a desktop session "
-      "counts too. To try at once in one shell, `newgrp` starts a shell with the group.";
-  if (groups.names.size() == 1 && groups.unnamed.empty()) fix.commands = {shell_command({"newgrp", groups.names[0]})};
-  fix.needs_relogin = true;
-  fix.verify = verify_command(kCheckId);
-  return finding.with_fix(fix);
+  std::vector<std::string> commands;
+  if (groups.names.size() == 1 && groups.unnamed.empty()) commands = {shell_command({"newgrp", groups.names[0]})};
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Log out of every session and log back in (or reboot) so new sessions get the "
+                                   "group; a desktop session counts too. To try at once in one shell, `newgrp` "
+                                   "starts a shell with the group.",
+                                   std::move(commands), FixNeeds{.relogin = true}));
 }
 
 std::string cause_text(const NodeReport& report) {
@@ -329,27 +320,24 @@ std::string cause_text(const NodeReport& report) {
 }
 
 std::optional<Fix> cause_fix(Cause cause, const Subject& subject) {
-  Fix fix;
-  fix.verify = verify_command(kCheckId);
   if (cause == Cause::mode_denies) {
-    fix.description =
-        "The udev rules that give GPU nodes to the `render` group with mode 0660 are missing or overridden: check "
-        "/etc/udev/rules.d and /usr/lib/udev/rules.d for rules matching kfd and renderD*, then reload them";
-    fix.commands = {"sudo udevadm control --reload-rules", "sudo udevadm trigger"};
-    fix.needs_root = true;
-    return fix;
+    return make_fix(kCheckId,
+                    "The udev rules that give GPU nodes to the `render` group with mode 0660 are missing or "
+                    "overridden: check /etc/udev/rules.d and /usr/lib/udev/rules.d for rules matching kfd and "
+                    "renderD*, then reload them",
+                    {"sudo udevadm control --reload-rules", "sudo udevadm trigger"}, FixNeeds{.root = true});
   }
   if (cause != Cause::blocked) return std::nullopt;
-  fix.description =
-      subject.container.empty()
-          ? "Look for the denial in the kernel log (SELinux `avc: denied`, AppArmor `apparmor=\"DENIED\"`) and allow "
-            "the device for this program"
-          : "Pass the devices into the container (--device=/dev/kfd --device=/dev/dri); on SELinux hosts allow "
-            "containers to use devices (setsebool -P container_use_devices=1 on the host); rootless podman needs "
-            "--group-add keep-groups";
-  if (subject.container.empty()) fix.commands = {"sudo journalctl -k --grep 'avc: +denied|apparmor=\"DENIED\"'"};
-  fix.needs_root = subject.container.empty();
-  return fix;
+  if (!subject.container.empty()) {
+    return make_fix(kCheckId,
+                    "Pass the devices into the container (--device=/dev/kfd --device=/dev/dri); on SELinux hosts "
+                    "allow containers to use devices (setsebool -P container_use_devices=1 on the host); rootless "
+                    "podman needs --group-add keep-groups");
+  }
+  return make_fix(kCheckId,
+                  "Look for the denial in the kernel log (SELinux `avc: denied`, AppArmor `apparmor=\"DENIED\"`) and "
+                  "allow the device for this program",
+                  {"sudo journalctl -k --grep 'avc: +denied|apparmor=\"DENIED\"'"}, FixNeeds{.root = true});
 }
 
 Finding denied_finding(std::string id, const std::vector<const NodeReport*>& reports, const Subject& subject,

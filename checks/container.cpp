@@ -179,70 +179,82 @@ std::string image_or_placeholder(const Runtime& runtime, std::string_view placeh
   return runtime.image.empty() ? std::string(placeholder) : shell_quote(runtime.image);
 }
 
-// The run flags that pass the GPU in, per runtime. `group_flags` is the --group-add part.
-Fix pass_devices_fix(const Runtime& runtime, const std::string& group_flags, bool only_groups) {
-  Fix fix;
-  fix.verify = verify_command(kCheckId);
-  const auto image = image_or_placeholder(runtime, "IMAGE");
-  if (runtime.kind == "kubernetes") {
-    fix.description = only_groups
-        ? "Give the pod the numeric group of the device nodes: spec.securityContext.supplementalGroups: [" +
-              group_flags + "] (a group name cannot be used there). Run on a machine with kubectl access:"
-        : "Deploy AMD's GPU device plugin on the cluster (it needs the amdgpu driver on every GPU node) and request "
-          "the GPUs in the container spec: resources: limits: amd.com/gpu: 1 (GPUs go in limits only). The plugin "
-          "then passes /dev/kfd and the GPU's /dev/dri nodes in. Run on a machine with kubectl access:";
-    if (!only_groups) fix.commands = {shell_command({"kubectl", "create", "-f", data().plugin_manifest})};
-    fix.commands.push_back("kubectl get nodes -o custom-columns=NAME:.metadata.name,GPUS:.status.allocatable.amd\\.com/gpu");
-    return fix;
+Fix kubernetes_fix(const std::string& group_flags, bool only_groups) {
+  std::vector<std::string> commands;
+  if (!only_groups) commands = {shell_command({"kubectl", "create", "-f", data().plugin_manifest})};
+  commands.push_back("kubectl get nodes -o custom-columns=NAME:.metadata.name,GPUS:.status.allocatable.amd\\.com/gpu");
+  return make_fix(kCheckId,
+                  only_groups
+                      ? "Give the pod the numeric group of the device nodes: spec.securityContext.supplementalGroups: [" +
+                            group_flags + "] (a group name cannot be used there). Run on a machine with kubectl access:"
+                      : "Deploy AMD's GPU device plugin on the cluster (it needs the amdgpu driver on every GPU node) "
+                        "and request the GPUs in the container spec: resources: limits: amd.com/gpu: 1 (GPUs go in "
+                        "limits only). The plugin then passes /dev/kfd and the GPU's /dev/dri nodes in. Run on a "
+                        "machine with kubectl access:",
+                  std::move(commands));
+}
+
+Fix apptainer_fix(const Runtime& runtime, bool only_groups) {
+  if (only_groups) {
+    return make_fix(kCheckId,
+                    "Apptainer runs you with your host identity and groups: on the host, add your user to the group "
+                    "that owns the GPU nodes (render), log in again, then start the container with --rocm.",
+                    {"sudo usermod -aG render \"$USER\""}, FixNeeds{.relogin = true});
   }
-  if (runtime.kind == "apptainer") {
-    fix.description = only_groups
-        ? "Apptainer runs you with your host identity and groups: on the host, add your user to the group that "
-          "owns the GPU nodes (render), log in again, then start the container with --rocm."
-        : "Start the container with --rocm: Apptainer then binds /dev/kfd, /dev/dri and the host's ROCm "
-          "libraries listed in rocmliblist.conf. Run on the host:";
-    if (only_groups) {
-      fix.commands = {"sudo usermod -aG render \"$USER\""};
-      fix.needs_relogin = true;
-    } else {
-      fix.commands = {fmt::format("{} exec --rocm {} rocminfo", runtime.apptainer_command,
-                                  image_or_placeholder(runtime, "IMAGE.sif"))};
-    }
-    return fix;
+  return make_fix(kCheckId,
+                  "Start the container with --rocm: Apptainer then binds /dev/kfd, /dev/dri and the host's ROCm "
+                  "libraries listed in rocmliblist.conf. Run on the host:",
+                  {fmt::format("{} exec --rocm {} rocminfo", runtime.apptainer_command,
+                               image_or_placeholder(runtime, "IMAGE.sif"))});
+}
+
+Fix lxc_fix(const std::string& group_flags) {
+  std::string description =
+      "Pass the GPU into the LXC/LXD/Incus container on the host (the container must then be restarted); "
+      "for plain LXC add lxc.cgroup2.devices.allow and lxc.mount.entry lines for /dev/kfd and /dev/dri to its "
+      "config. On the host:";
+  if (!group_flags.empty()) {
+    description += " Then give the container user the device nodes' numeric group (" + group_flags +
+                   ") through the container's idmap, or the gid= option of the gpu device.";
   }
-  if (runtime.kind == "lxc") {
-    fix.description =
-        "Pass the GPU into the LXC/LXD/Incus container on the host (the container must then be restarted); "
-        "for plain LXC add lxc.cgroup2.devices.allow and lxc.mount.entry lines for /dev/kfd and /dev/dri to its "
-        "config. On the host:";
-    fix.commands = {"lxc config device add CONTAINER gpu gpu",
-                    "lxc config device add CONTAINER kfd unix-char path=/dev/kfd"};
-    if (!group_flags.empty()) {
-      fix.description += " Then give the container user the device nodes' numeric group (" + group_flags +
-                         ") through the container's idmap, or the gid= option of the gpu device.";
-    }
-    return fix;
-  }
-  const std::string tool = runtime.kind == "podman" ? "podman" : "docker";
-  if (tool == "podman" && runtime.rootless) {
-    fix.description = std::string(only_groups ? "The nodes are owned by a host group this rootless container cannot see. "
-                                              : "") +
+  return make_fix(kCheckId, std::move(description),
+                  {"lxc config device add CONTAINER gpu gpu",
+                   "lxc config device add CONTAINER kfd unix-char path=/dev/kfd"});
+}
+
+Fix rootless_podman_fix(const std::string& image, bool only_groups) {
+  return make_fix(kCheckId,
+                  std::string(only_groups ? "The nodes are owned by a host group this rootless container cannot see. "
+                                          : "") +
                       "Recreate the container on the host with the devices and --group-add keep-groups (rootless "
                       "podman then keeps your host user's supplementary groups, render included; it needs the crun "
-                      "runtime). Your host user must itself be in render. On the host:";
-    fix.commands = {fmt::format("podman run --device /dev/kfd --device /dev/dri --group-add keep-groups "
-                                "--security-opt seccomp=unconfined {}",
-                                image)};
-    return fix;
-  }
-  fix.description = fmt::format(
-      "A container's devices and groups are fixed when it starts: recreate it on the host with the device nodes and "
-      "the host's numeric group id{}. Run on the host (not in this container):",
-      only_groups ? "" : " (getent on the host prints the host's render gid)");
+                      "runtime). Your host user must itself be in render. On the host:",
+                  {fmt::format("podman run --device /dev/kfd --device /dev/dri --group-add keep-groups "
+                               "--security-opt seccomp=unconfined {}",
+                               image)});
+}
+
+Fix docker_run_fix(const std::string& tool, const std::string& image, const std::string& group_flags,
+                   bool only_groups) {
   const auto groups = group_flags.empty() ? fmt::format("--group-add video --group-add {}", kHostRenderGid) : group_flags;
-  fix.commands = {fmt::format("{} run --device=/dev/kfd --device=/dev/dri {} --security-opt seccomp=unconfined {}", tool,
-                              groups, image)};
-  return fix;
+  return make_fix(kCheckId,
+                  fmt::format("A container's devices and groups are fixed when it starts: recreate it on the host "
+                              "with the device nodes and the host's numeric group id{}. Run on the host (not in this "
+                              "container):",
+                              only_groups ? "" : " (getent on the host prints the host's render gid)"),
+                  {fmt::format("{} run --device=/dev/kfd --device=/dev/dri {} --security-opt seccomp=unconfined {}",
+                               tool, groups, image)});
+}
+
+// The run flags that pass the GPU in, per runtime. `group_flags` is the --group-add part.
+Fix pass_devices_fix(const Runtime& runtime, const std::string& group_flags, bool only_groups) {
+  if (runtime.kind == "kubernetes") return kubernetes_fix(group_flags, only_groups);
+  if (runtime.kind == "apptainer") return apptainer_fix(runtime, only_groups);
+  if (runtime.kind == "lxc") return lxc_fix(group_flags);
+  const auto image = image_or_placeholder(runtime, "IMAGE");
+  const std::string tool = runtime.kind == "podman" ? "podman" : "docker";
+  if (tool == "podman" && runtime.rootless) return rootless_podman_fix(image, only_groups);
+  return docker_run_fix(tool, image, group_flags, only_groups);
 }
 
 std::vector<std::string> render_nodes(const Host& host) {
@@ -381,12 +393,10 @@ std::optional<Finding> shm_finding(const Host& host, std::size_t gpu_count) {
                    "ends in 'bus error' or 'No space left on device'. ROCm's container examples use --ipc=host or a "
                    "larger --shm-size.")
           .with_evidence("/proc/mounts", line);
-  Fix fix;
-  fix.description = "Recreate the container with the host's IPC namespace or a larger /dev/shm (on the host; "
-                    "Kubernetes: mount an emptyDir with medium: Memory at /dev/shm):";
-  fix.commands = {"docker run --ipc=host ...", "docker run --shm-size=16g ..."};
-  fix.verify = verify_command(kCheckId);
-  return finding.with_fix(fix);
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Recreate the container with the host's IPC namespace or a larger /dev/shm (on the "
+                                   "host; Kubernetes: mount an emptyDir with medium: Memory at /dev/shm):",
+                                   {"docker run --ipc=host ...", "docker run --shm-size=16g ..."}));
 }
 
 std::optional<Finding> seccomp_finding(const Host& host) {

@@ -364,12 +364,8 @@ class Judge {
                                  "so no override can help.{}",
                                  built_.release, subject.gfx, target.family, evidence_word(built_), last));
     with_release(finding);
-    Fix fix;
-    fix.description = "Use a ROCm release (or a distribution build) that still carries code for " + subject.gfx +
-                      ", or a supported GPU";
-    fix.verify = verify_command(kCheckId);
-    finding.with_fix(fix);
-    return finding;
+    return finding.with_fix(make_fix(kCheckId, "Use a ROCm release (or a distribution build) that still carries code "
+                                               "for " + subject.gfx + ", or a supported GPU"));
   }
 
   Finding unknown_target(const Subject& subject) const {
@@ -387,11 +383,8 @@ class Judge {
                                 "cannot decode), and " + built_.release + " does not list it, judged from " +
                                 evidence_word(built_) + ".");
     with_release(finding);
-    Fix fix;
-    fix.description = "Check AMD's current ROCm support list for this GPU, and update rocm-doctor";
-    fix.verify = verify_command(kCheckId);
-    finding.with_fix(fix);
-    return finding;
+    return finding.with_fix(
+        make_fix(kCheckId, "Check AMD's current ROCm support list for this GPU, and update rocm-doctor"));
   }
 
   const CheckContext& ctx_;
@@ -445,18 +438,15 @@ std::optional<Finding> igpu_finding(const Host& host, const std::vector<const Gp
   }
   if (!hidden) {
     const auto visible = gpu_list(discrete);
-    Fix fix;
-    fix.description = "Expose only the discrete GPU(s) to ROCm, now and for future logins";
-    fix.commands = {"export ROCR_VISIBLE_DEVICES=" + visible, "export HIP_VISIBLE_DEVICES=" + visible};
     const auto home = [&] {
       auto user = host.user_by_name(host.identity().user);
       return user ? user->home : std::string("~");
     }();
-    fix.commands.push_back("echo " + shell_quote("export ROCR_VISIBLE_DEVICES=" + visible) + " >> " +
-                           shell_quote(home + "/.profile"));
-    fix.needs_relogin = true;
-    fix.verify = verify_command(kCheckId);
-    finding.with_fix(fix);
+    finding.with_fix(make_fix(kCheckId, "Expose only the discrete GPU(s) to ROCm, now and for future logins",
+                              {"export ROCR_VISIBLE_DEVICES=" + visible, "export HIP_VISIBLE_DEVICES=" + visible,
+                               "echo " + shell_quote("export ROCR_VISIBLE_DEVICES=" + visible) + " >> " +
+                                   shell_quote(home + "/.profile")},
+                              FixNeeds{.relogin = true}));
   }
   return finding;
 }
@@ -478,11 +468,8 @@ std::vector<Finding> vram_findings(const std::vector<const Gpu*>& gpus) {
             .with_evidence("/sys/class/drm/" + gpu->card + "/device/mem_info_vram_used",
                            std::to_string(*gpu->vram_used));
     if (share >= 0.5) {
-      Fix fix;
-      fix.description = "See which processes hold GPU memory and stop the ones you do not need";
-      fix.commands = {"rocm-smi --showpids", "rocm-smi --showmeminfo vram"};
-      fix.verify = verify_command(kCheckId);
-      finding.with_fix(fix);
+      finding.with_fix(make_fix(kCheckId, "See which processes hold GPU memory and stop the ones you do not need",
+                                {"rocm-smi --showpids", "rocm-smi --showmeminfo vram"}));
     }
     findings.push_back(std::move(finding));
   }
@@ -523,21 +510,17 @@ std::optional<Finding> multi_gpu_finding(const CheckContext& ctx, const std::vec
   }
   add_locations(finding, locations);
   if (per_device) {
-    Fix fix;
-    fix.description = "Replace the global override with one per GPU that needs it (node numbers from KFD)";
     bool needs_root = false;
-    fix.commands.push_back(std::string("unset ") + std::string(kVariable));
-    for (auto& command : removal_commands(locations, needs_root)) fix.commands.push_back(std::move(command));
+    std::vector<std::string> commands{std::string("unset ") + std::string(kVariable)};
+    for (auto& command : removal_commands(locations, needs_root)) commands.push_back(std::move(command));
     for (const auto* gpu : gpus) {
       const auto* target = kb.target(gpu->gfx);
       if (target == nullptr || built.has(gpu->gfx) || !target->workaround || !gpu->node_id) continue;
-      fix.commands.push_back(
-          fmt::format("export {}_{}={}", kVariable, *gpu->node_id, target->workaround->override_value));
+      commands.push_back(fmt::format("export {}_{}={}", kVariable, *gpu->node_id, target->workaround->override_value));
     }
-    fix.needs_root = needs_root;
-    fix.needs_relogin = !locations.empty();
-    fix.verify = verify_command(kCheckId);
-    finding.with_fix(fix);
+    finding.with_fix(make_fix(kCheckId,
+                              "Replace the global override with one per GPU that needs it (node numbers from KFD)",
+                              std::move(commands), FixNeeds{.root = needs_root, .relogin = !locations.empty()}));
   }
   return finding;
 }
@@ -554,23 +537,18 @@ Finding none_visible(const GpuInventory& inventory) {
           .with_evidence("/sys/class/kfd/kfd/topology/nodes",
                          fmt::format("{} node(s), none with SIMDs", inventory.kfd_node_count))
           .with_evidence("/sys/bus/pci/devices", join(names, "; "));
-  Fix fix;
-  fix.description = "Read why KFD skipped the GPU in the kernel log";
-  fix.commands = {"sudo dmesg | grep -iE 'kfd|amdgpu.*(atomic|error|fail)'"};
-  fix.needs_root = true;
-  fix.verify = verify_command(kCheckId);
-  finding.with_fix(fix);
-  return finding;
+  return finding.with_fix(make_fix(kCheckId, "Read why KFD skipped the GPU in the kernel log",
+                                   {"sudo dmesg | grep -iE 'kfd|amdgpu.*(atomic|error|fail)'"},
+                                   FixNeeds{.root = true}));
 }
 
 std::vector<Finding> mismatch_findings(const GpuInventory& inventory) {
   std::vector<Finding> findings;
   for (const auto& issue : inventory.issues) {
-    Fix fix;
-    fix.description = "Look for the reason in the kernel log (PCIe atomics, firmware, a GPU passed through to a VM)";
-    fix.commands = {"sudo dmesg | grep -iE 'kfd|amdgpu'"};
-    fix.needs_root = true;
-    fix.verify = verify_command(kCheckId);
+    const auto fix = make_fix(kCheckId,
+                              "Look for the reason in the kernel log (PCIe atomics, firmware, a GPU passed through "
+                              "to a VM)",
+                              {"sudo dmesg | grep -iE 'kfd|amdgpu'"}, FixNeeds{.root = true});
     findings.push_back(make_finding("gpu.kfd-mismatch", Severity::warning, issue.summary)
                            .because("KFD (what ROCm uses) and the PCI/DRM view of the kernel disagree: the GPU "
                                     "missing from KFD cannot run ROCm work, and device indices shift.")
@@ -584,12 +562,11 @@ std::vector<Finding> mismatch_findings(const GpuInventory& inventory) {
 std::vector<Finding> kfd_problem_findings(const GpuInventory& inventory) {
   std::vector<Finding> findings;
   for (const auto& problem : inventory.kfd_problems) {
-    Fix fix;
-    fix.description = "Compare with the live file; on a live machine a corrupt topology means a driver problem "
-                      "(look in the kernel log), in a snapshot a damaged capture (capture it again)";
-    fix.commands = {"cat " + shell_quote(problem.source), "sudo dmesg | grep -iE 'kfd|amdgpu'"};
-    fix.needs_root = true;
-    fix.verify = verify_command("gpu-arch");
+    const auto fix = make_fix(kCheckId,
+                              "Compare with the live file; on a live machine a corrupt topology means a driver "
+                              "problem (look in the kernel log), in a snapshot a damaged capture (capture it again)",
+                              {"cat " + shell_quote(problem.source), "sudo dmesg | grep -iE 'kfd|amdgpu'"},
+                              FixNeeds{.root = true});
     findings.push_back(make_finding("gpu.kfd-properties-invalid", Severity::warning, problem.summary)
                            .because("KFD writes each node's properties as \"name number\" lines of about 1.5 KiB. "
                                     "This one is unreadable, too large or holds values KFD never writes, so the "

@@ -84,15 +84,13 @@ Finding load_finding(const json& library, bool image_mode) {
                        .because("Every HIP application (PyTorch, llama.cpp, ...) loads libamdhip64 through the "
                                 "dynamic loader; neither the loader's path nor the ROCm folders have it.")
                        .with_evidence("dlopen", fmt::format("tried {}", fmt::join(tried, ", ")));
-    Fix fix;
-    fix.description = image_mode ? "Install the HIP runtime into the image (AMD's rocm-hip-runtime package, or the "
-                                   "distribution's libamdhip64 package)."
-                                 : "Install the HIP runtime (AMD's rocm-hip-runtime package, or the distribution's "
-                                   "libamdhip64 package), or add its folder to the loader path.";
-    fix.needs_root = true;
-    fix.verify = verify_command("hip");
-    finding.with_fix(fix);
-    return finding;
+    return finding.with_fix(make_fix("hip",
+                                     image_mode ? "Install the HIP runtime into the image (AMD's rocm-hip-runtime "
+                                                  "package, or the distribution's libamdhip64 package)."
+                                                : "Install the HIP runtime (AMD's rocm-hip-runtime package, or the "
+                                                  "distribution's libamdhip64 package), or add its folder to the "
+                                                  "loader path.",
+                                     {}, FixNeeds{.root = true}));
   }
   std::string error = library.value("error", std::string());
   if (library.contains("missing_symbols")) error = fmt::format("{}", fmt::join(library["missing_symbols"], "; "));
@@ -104,12 +102,10 @@ Finding load_finding(const json& library, bool image_mode) {
                      .because("dlopen() found libamdhip64 but failed: usually a missing dependency (a partly "
                               "installed or mixed ROCm), or a library built for another architecture.")
                      .with_evidence("dlerror", error);
-  Fix fix;
-  fix.description = "See which dependency is missing, then install or repair the ROCm release it belongs to.";
-  if (!culprit.empty() && culprit.front() == '/') fix.commands = {"ldd " + shell_quote(culprit) + " | grep 'not found'"};
-  fix.verify = verify_command("hip");
-  finding.with_fix(fix);
-  return finding;
+  std::vector<std::string> commands;
+  if (!culprit.empty() && culprit.front() == '/') commands = {"ldd " + shell_quote(culprit) + " | grep 'not found'"};
+  return finding.with_fix(make_fix(
+      "hip", "See which dependency is missing, then install or repair the ROCm release it belongs to.", std::move(commands)));
 }
 
 std::string device_label(const json& device) {
@@ -133,24 +129,22 @@ std::optional<Finding> version_finding(const CheckContext& ctx, const json& resu
           .with_evidence("probe hip", fmt::format("{} from {}", runtime, path))
           .with_evidence(install.active->evidence.empty() ? install.active->prefix : install.active->evidence,
                          install.active->version);
-  Fix fix;
   const auto folder = path.substr(0, path.rfind('/'));
   const auto ld_path = ctx.host().env("LD_LIBRARY_PATH").value_or("");
   if (!folder.empty() && ld_path.find(folder) != std::string::npos) {
-    fix.description = "LD_LIBRARY_PATH puts another runtime first: remove " + folder + " from it.";
-    fix.commands = {"unset LD_LIBRARY_PATH"};
     finding.with_evidence("env LD_LIBRARY_PATH", ld_path);
-  } else if (!install.active->distro_packaged && !install.active->lib_dir.empty()) {
-    fix.description = "Put the ROCm release's library folder first on the loader path (or remove the stray copy).";
-    fix.commands = {"echo " + shell_quote(install.active->lib_dir) + " | sudo tee /etc/ld.so.conf.d/rocm.conf",
-                    "sudo ldconfig"};
-    fix.needs_root = true;
-  } else {
-    fix.description = "Remove the stray runtime at " + path + ", or install the ROCm release that matches it.";
+    return finding.with_fix(make_fix("hip", "LD_LIBRARY_PATH puts another runtime first: remove " + folder + " from it.",
+                                     {"unset LD_LIBRARY_PATH"}));
   }
-  fix.verify = verify_command("hip");
-  finding.with_fix(fix);
-  return finding;
+  if (!install.active->distro_packaged && !install.active->lib_dir.empty()) {
+    return finding.with_fix(
+        make_fix("hip", "Put the ROCm release's library folder first on the loader path (or remove the stray copy).",
+                 {"echo " + shell_quote(install.active->lib_dir) + " | sudo tee /etc/ld.so.conf.d/rocm.conf",
+                  "sudo ldconfig"},
+                 FixNeeds{.root = true}));
+  }
+  return finding.with_fix(
+      make_fix("hip", "Remove the stray runtime at " + path + ", or install the ROCm release that matches it."));
 }
 
 std::optional<Finding> device_mismatch_finding(const CheckContext& ctx, int hip_count) {
@@ -162,17 +156,16 @@ std::optional<Finding> device_mismatch_finding(const CheckContext& ctx, int hip_
                               "node this process may not open.")
                      .with_evidence("/sys/class/kfd/kfd/topology/nodes", fmt::format("{} GPU nodes", *kfd_count))
                      .with_evidence("probe hip", fmt::format("hipGetDeviceCount = {}", hip_count));
-  Fix fix;
-  fix.description = "Unset the variables that hide GPUs (if that is not intended), and check render node access.";
+  std::vector<std::string> commands;
   for (const auto name : kVisibilityVariables) {
     if (auto value = ctx.host().env(name)) {
       finding.with_evidence("env " + std::string(name), *value);
-      fix.commands.push_back("unset " + std::string(name));
+      commands.push_back("unset " + std::string(name));
     }
   }
-  fix.verify = verify_command("hip");
-  finding.with_fix(fix);
-  return finding;
+  return finding.with_fix(make_fix(
+      "hip", "Unset the variables that hide GPUs (if that is not intended), and check render node access.",
+      std::move(commands)));
 }
 
 std::vector<Finding> device_findings(const CheckContext& ctx, const json& result) {
@@ -197,11 +190,9 @@ std::vector<Finding> device_findings(const CheckContext& ctx, const json& result
                                                            smoke.value("mismatched_bytes", 0ULL),
                                                            smoke.value("first_mismatch", 0ULL)));
     }
-    Fix fix;
-    fix.description = "Check the kernel log for amdgpu errors around the test, and update the driver/firmware.";
-    fix.commands = {"sudo dmesg | grep -iE 'amdgpu|kfd' | tail -n 30"};
-    fix.needs_root = true;
-    fix.verify = verify_command("hip") + " --level full";
+    auto fix = make_fix("hip", "Check the kernel log for amdgpu errors around the test, and update the driver/firmware.",
+                        {"sudo dmesg | grep -iE 'amdgpu|kfd' | tail -n 30"}, FixNeeds{.root = true});
+    fix.verify += " --level full";  // the copy test runs at the full level only
     finding.with_fix(fix);
     findings.push_back(std::move(finding));
   }
@@ -257,11 +248,8 @@ class HipCheck final : public Check {
           finding.because("Image builds run without a GPU; the runtime itself loads, which is what the image needs.");
         } else {
           add_no_device_reasons(ctx, finding);
-          Fix fix;
-          fix.description = "Fix what the driver and access checks report, then confirm here.";
-          fix.commands = {"rocm-doctor --only driver,access"};
-          fix.verify = verify_command("hip");
-          finding.with_fix(fix);
+          finding.with_fix(make_fix("hip", "Fix what the driver and access checks report, then confirm here.",
+                                    {"rocm-doctor --only driver,access"}));
         }
         findings.push_back(std::move(finding));
       } else {
@@ -272,11 +260,8 @@ class HipCheck final : public Check {
                                                 name, error.value("text", std::string())))
                            .with_evidence("probe hip hipGetDeviceCount", fmt::format("{} ({})", name, code));
         probe_support::with_stderr(finding, *outcome, "hip");
-        Fix fix;
-        fix.description = "Look at the runtime's own log for the failing step.";
-        fix.commands = {"AMD_LOG_LEVEL=4 rocminfo 2>&1 | tail -n 40"};
-        fix.verify = verify_command("hip");
-        finding.with_fix(fix);
+        finding.with_fix(make_fix("hip", "Look at the runtime's own log for the failing step.",
+                                  {"AMD_LOG_LEVEL=4 rocminfo 2>&1 | tail -n 40"}));
         findings.push_back(std::move(finding));
       }
       return findings;

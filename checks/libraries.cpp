@@ -107,23 +107,20 @@ Finding missing_finding(const InstalledLibrary& library, const Wanted& wanted, c
           .with_evidence(library.kernel_dir,
                          available.empty() ? fmt::format("{} files, none for {}", library.kernel_files.size(), wanted.gfx)
                                            : "carries " + join({available.begin(), available.end()}, ", "));
-  Fix fix;
   const auto* target = kb::knowledge_base().target(wanted.gfx);
   if (target != nullptr && target->workaround && library.carries(target->workaround->runs_as).value_or(false)) {
-    fix.description = fmt::format("Run as {} with HSA_OVERRIDE_GFX_VERSION={} (see the gpu-arch check), or install "
-                                  "a {} build that includes {}",
-                                  target->workaround->runs_as, target->workaround->override_value, library.name,
-                                  wanted.gfx);
-    fix.commands = {"export HSA_OVERRIDE_GFX_VERSION=" + target->workaround->override_value};
-  } else {
-    fix.description = fmt::format("Reinstall {} from a ROCm release that supports {} (a partial install or a "
-                                  "trimmed container image drops kernel files), or build it with "
-                                  "-DAMDGPU_TARGETS={}",
-                                  library.name, wanted.gfx, wanted.gfx);
+    return finding.with_fix(make_fix(
+        "libraries",
+        fmt::format("Run as {} with HSA_OVERRIDE_GFX_VERSION={} (see the gpu-arch check), or install a {} build that "
+                    "includes {}",
+                    target->workaround->runs_as, target->workaround->override_value, library.name, wanted.gfx),
+        {"export HSA_OVERRIDE_GFX_VERSION=" + target->workaround->override_value}));
   }
-  fix.verify = verify_command("libraries");
-  finding.with_fix(fix);
-  return finding;
+  return finding.with_fix(make_fix("libraries",
+                                   fmt::format("Reinstall {} from a ROCm release that supports {} (a partial install "
+                                               "or a trimmed container image drops kernel files), or build it with "
+                                               "-DAMDGPU_TARGETS={}",
+                                               library.name, wanted.gfx, wanted.gfx)));
 }
 
 class LibrariesCheck final : public Check {

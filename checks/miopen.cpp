@@ -112,6 +112,23 @@ Verdict judge_folder(const Host& host, const std::vector<Mount>& mounts, const s
   }
 }
 
+// Read-only mounts need another folder; a folder root took from its user goes back; otherwise use one in $HOME.
+Fix unwritable_fix(const std::string& variable, const std::string& path, const Verdict& verdict, const Identity& who) {
+  if (verdict.reason.find("read-only") != std::string::npos) {
+    return make_fix(kCheckId,
+                    "Point MIOpen at a writable folder (or mount a volume there, e.g. docker run -v "
+                    "miopen-cache:" + path + ").",
+                    {"mkdir -p /tmp/miopen", "export " + variable + "=/tmp/miopen"});
+  }
+  if (!who.user.empty() && verdict.evidence.find("uid 0 ") != std::string::npos && who.uid != 0) {
+    return make_fix(kCheckId, "Give the folder back to its user.",
+                    {"sudo chown -R " + shell_quote(who.user) + ": " + shell_quote(verdict.evidence_path)},
+                    FixNeeds{.root = true});
+  }
+  return make_fix(kCheckId, "Use a folder this user can write.",
+                  {"mkdir -p \"$HOME/.cache/miopen\"", "export " + variable + "=\"$HOME/.cache/miopen\""});
+}
+
 bool miopen_in_use(const CheckContext& ctx) {
   const auto& host = ctx.host();
   for (const auto& name : host.env_names()) {
@@ -189,24 +206,10 @@ class MiopenCheck final : public Check {
                                   "was created by root (sudo python ...).")
                          .with_evidence(folder.variable.empty() ? "default folder" : "env " + folder.variable, path);
       if (!verdict.evidence_path.empty()) finding.with_evidence(verdict.evidence_path, verdict.evidence);
-      Fix fix;
-      fix.verify = verify_command(kCheckId);
       const auto variable = folder.variable.empty()
                                 ? std::string(folder.what.starts_with("user") ? "MIOPEN_USER_DB_PATH" : "MIOPEN_CUSTOM_CACHE_DIR")
                                 : folder.variable;
-      if (verdict.reason.find("read-only") != std::string::npos) {
-        fix.description = "Point MIOpen at a writable folder (or mount a volume there, e.g. docker run -v "
-                          "miopen-cache:" + path + ").";
-        fix.commands = {"mkdir -p /tmp/miopen", "export " + variable + "=/tmp/miopen"};
-      } else if (!who.user.empty() && verdict.evidence.find("uid 0 ") != std::string::npos && who.uid != 0) {
-        fix.description = "Give the folder back to its user.";
-        fix.commands = {"sudo chown -R " + shell_quote(who.user) + ": " + shell_quote(verdict.evidence_path)};
-        fix.needs_root = true;
-      } else {
-        fix.description = "Use a folder this user can write.";
-        fix.commands = {"mkdir -p \"$HOME/.cache/miopen\"", "export " + variable + "=\"$HOME/.cache/miopen\""};
-      }
-      finding.with_fix(fix);
+      finding.with_fix(unwritable_fix(variable, path, verdict, who));
       findings.push_back(std::move(finding));
     }
     if (findings.empty() && !fine.empty()) {

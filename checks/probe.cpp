@@ -11,15 +11,12 @@ namespace rocm_doctor {
 namespace {
 
 Fix rerun_fix(const std::string& name) {
-  Fix fix;
-  fix.description = fmt::format(
-      "Reproduce outside the doctor with the vendor tool ({}), with the runtime's own logging on; "
-      "`--level quick` skips the runtime probes meanwhile.",
-      name == "smi" ? "rocm-smi" : "rocminfo");
-  fix.commands = {name == "smi" ? "rocm-smi" : "rocminfo",
-                  fmt::format("AMD_LOG_LEVEL=4 rocm-doctor --only {} -v", name)};
-  fix.verify = verify_command("probe");
-  return fix;
+  const std::string tool = name == "smi" ? "rocm-smi" : "rocminfo";
+  return make_fix("probe",
+                  fmt::format("Reproduce outside the doctor with the vendor tool ({}), with the runtime's own logging "
+                              "on; `--level quick` skips the runtime probes meanwhile.",
+                              tool),
+                  {tool, fmt::format("AMD_LOG_LEVEL=4 rocm-doctor --only {} -v", name)});
 }
 
 std::string where(const nlohmann::json& outcome) {

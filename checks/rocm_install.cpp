@@ -250,11 +250,11 @@ std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstal
   }
   const auto bin = preferred_prefix(install, active) + "/bin";
   const auto line = "export PATH=\"$PATH:" + bin + "\"";
-  Fix fix = make_fix(kCheckId,
-                     "Add " + bin + " to PATH now and for every new shell of this user" +
-                         (ctx.options().image_mode ? " (in a Dockerfile: ENV PATH=\"${PATH}:" + bin + "\")" : "") + ".",
-                     {line, persist_command(host, line, bin)});
-  fix.needs_relogin = false;
+  auto fix = make_fix(kCheckId,
+                      "Add " + bin + " to PATH now and for every new shell of this user" +
+                          (ctx.options().image_mode ? " (in a Dockerfile: ENV PATH=\"${PATH}:" + bin + "\")" : "") +
+                          ".",
+                      {line, persist_command(host, line, bin)});
   return make_finding("rocm.bin-not-on-path", Severity::warning, join(tools, " and ") + " are in " + active.bin_dir +
                                                                      ", which is not on PATH")
       .because("ROCm's tools (rocminfo, hipconfig, hipcc, amd-smi) are not found by name, and build scripts that "

@@ -50,13 +50,12 @@ std::optional<Finding> ecc_finding(const json& device) {
                          "memory.");
   for (const auto& block : blocks) finding.with_evidence("rocm-smi ECC counters", block);
   if (uncorrectable > 0) {
-    Fix fix;
-    fix.description = "Look at the driver's RAS log and the retired pages; report the board to its vendor if the "
-                      "count keeps rising.";
-    fix.commands = {"sudo dmesg | grep -iE 'amdgpu.*(ras|ecc|uncorrect)' | tail -n 30", "rocm-smi --showrasinfo all"};
-    fix.needs_root = true;
-    fix.verify = verify_command("smi");
-    finding.with_fix(fix);
+    finding.with_fix(make_fix("smi",
+                              "Look at the driver's RAS log and the retired pages; report the board to its vendor if "
+                              "the count keeps rising.",
+                              {"sudo dmesg | grep -iE 'amdgpu.*(ras|ecc|uncorrect)' | tail -n 30",
+                               "rocm-smi --showrasinfo all"},
+                              FixNeeds{.root = true}));
   }
   return finding;
 }
@@ -83,11 +82,9 @@ std::optional<Finding> heat_finding(const json& device) {
                      .because("A GPU at its temperature limit throttles its clocks and, past the critical limit, "
                               "shuts down: check airflow, fans and the cooler.");
   for (const auto& line : hot) finding.with_evidence("rocm-smi temperature", line);
-  Fix fix;
-  fix.description = "Watch temperatures and fan speed while idle; clean the cooler and check the case airflow.";
-  fix.commands = {"rocm-smi --showtemp --showfan"};
-  fix.verify = verify_command("smi");
-  finding.with_fix(fix);
+  finding.with_fix(make_fix("smi",
+                            "Watch temperatures and fan speed while idle; clean the cooler and check the case airflow.",
+                            {"rocm-smi --showtemp --showfan"}));
   return finding;
 }
 
@@ -99,11 +96,8 @@ std::optional<Finding> throttle_finding(const json& device) {
                      .because("The firmware is holding the clocks down (power, current or temperature limit). At "
                               "idle that points at cooling or a power cap set too low; under load it costs speed.")
                      .with_evidence("rocm-smi gpu_metrics throttle_status", fmt::format("0x{:x}", status));
-  Fix fix;
-  fix.description = "See which limit is active and compare the power cap with the board's default.";
-  fix.commands = {"rocm-smi --showpower --showmaxpower --showtemp"};
-  fix.verify = verify_command("smi");
-  finding.with_fix(fix);
+  finding.with_fix(make_fix("smi", "See which limit is active and compare the power cap with the board's default.",
+                            {"rocm-smi --showpower --showmaxpower --showtemp"}));
   return finding;
 }
 
@@ -122,11 +116,8 @@ Finding init_finding(const CheckContext& ctx, const json& outcome, const json& r
                          fmt::format("status {}", error.value("code", -1)));
   probe_support::with_stderr(finding, outcome, "smi");
   if (!expected) {
-    Fix fix;
-    fix.description = "Run rocm-smi to see the full error, then fix the driver or permissions it names.";
-    fix.commands = {"rocm-smi"};
-    fix.verify = verify_command("smi");
-    finding.with_fix(fix);
+    finding.with_fix(make_fix("smi", "Run rocm-smi to see the full error, then fix the driver or permissions it names.",
+                              {"rocm-smi"}));
   }
   return finding;
 }

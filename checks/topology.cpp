@@ -242,15 +242,14 @@ std::optional<Finding> link_finding(const Host& host, const Gpu& gpu) {
     finding.with_evidence(parent + "/max_link_width", width_text(link.upstream_max_width))
         .with_evidence(parent + "/max_link_speed", speed_text(link.upstream_max_speed));
   }
-  Fix fix;
-  fix.description = verdict.width_degraded
-                        ? "Move the card to a slot wired x16 to the CPU (the board manual lists which slots share "
-                          "lanes), remove risers, reseat it; then compare LnkCap and LnkSta:"
-                        : "Check the link under load, and the BIOS PCIe speed setting and any riser if it stays low:";
-  fix.commands = {shell_command({"sudo", "lspci", "-vv", "-s", gpu.bdf}) + " | grep -E 'LnkCap|LnkSta'"};
-  fix.needs_root = true;
-  fix.verify = verify_command(kCheckId);
-  return finding.with_fix(fix);
+  return finding.with_fix(
+      make_fix(kCheckId,
+               verdict.width_degraded
+                   ? "Move the card to a slot wired x16 to the CPU (the board manual lists which slots share lanes), "
+                     "remove risers, reseat it; then compare LnkCap and LnkSta:"
+                   : "Check the link under load, and the BIOS PCIe speed setting and any riser if it stays low:",
+               {shell_command({"sudo", "lspci", "-vv", "-s", gpu.bdf}) + " | grep -E 'LnkCap|LnkSta'"},
+               FixNeeds{.root = true}));
 }
 
 std::string boot_loader_command(const SystemFacts& facts) {
@@ -297,25 +296,23 @@ std::optional<Finding> iommu_finding(const CheckContext& ctx, const std::vector<
           .with_evidence("/proc/cmdline", cmdline)
           .with_evidence("/sys/class/iommu", names.empty() ? "empty" : join(names, ", "));
   for (auto& item : evidence) finding.evidence.push_back(std::move(item));
-  Fix fix;
   const auto grub = host.read_file("/etc/default/grub");
   const auto current = grub ? grub_default_cmdline(*grub) : std::nullopt;
-  fix.description = "Add iommu=pt to the kernel command line in /etc/default/grub (GRUB_CMDLINE_LINUX_DEFAULT), "
-                    "regenerate the GRUB configuration and reboot:";
+  std::vector<std::string> commands;
   if (current) {
     finding.with_evidence("/etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"" + *current + "\"");
     const auto updated = trim(*current).empty() ? std::string("iommu=pt") : std::string(trim(*current)) + " iommu=pt";
-    fix.commands.push_back(shell_command(
+    commands.push_back(shell_command(
         {"sudo", "sed", "-i", "s/^GRUB_CMDLINE_LINUX_DEFAULT=.*/GRUB_CMDLINE_LINUX_DEFAULT=\"" + updated + "\"/",
          "/etc/default/grub"}));
   } else {
-    fix.commands.push_back("echo 'GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"' | sudo tee -a /etc/default/grub");
+    commands.push_back("echo 'GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"' | sudo tee -a /etc/default/grub");
   }
-  fix.commands.push_back(boot_loader_command(facts));
-  fix.needs_root = true;
-  fix.needs_reboot = true;
-  fix.verify = verify_command(kCheckId);
-  return finding.with_fix(fix);
+  commands.push_back(boot_loader_command(facts));
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Add iommu=pt to the kernel command line in /etc/default/grub "
+                                   "(GRUB_CMDLINE_LINUX_DEFAULT), regenerate the GRUB configuration and reboot:",
+                                   std::move(commands), FixNeeds{.root = true, .reboot = true}));
 }
 
 std::optional<Finding> numa_finding(const Host& host, const std::vector<const Gpu*>& gpus) {
@@ -451,17 +448,14 @@ std::optional<Finding> rccl_finding(const CheckContext& ctx, std::size_t gpu_cou
   }
   const auto& facts = ctx.fact<SystemFacts>();
   const auto like = facts.os_id + " " + facts.os_id_like;
-  Fix fix;
-  fix.description = "Install RCCL from the same ROCm repository as the rest of ROCm:";
+  std::string install_command = "sudo dnf install rccl";
   if (like.find("debian") != std::string::npos || like.find("ubuntu") != std::string::npos) {
-    fix.commands = {"sudo apt install rccl"};
+    install_command = "sudo apt install rccl";
   } else if (like.find("suse") != std::string::npos) {
-    fix.commands = {"sudo zypper install rccl"};
-  } else {
-    fix.commands = {"sudo dnf install rccl"};
+    install_command = "sudo zypper install rccl";
   }
-  fix.needs_root = true;
-  fix.verify = verify_command(kCheckId);
+  const auto fix = make_fix(kCheckId, "Install RCCL from the same ROCm repository as the rest of ROCm:", {install_command},
+                            FixNeeds{.root = true});
   return make_finding("rccl.missing", Severity::warning,
                       fmt::format("{} GPUs but no RCCL library (librccl.so)", gpu_count))
       .because("PyTorch distributed (backend 'nccl'), DeepSpeed and other multi-GPU frameworks use RCCL, ROCm's "
@@ -516,12 +510,10 @@ std::optional<Finding> large_bar_finding(const Host& host, const std::vector<con
                             "copies through host memory (or hangs with P2P forced on)."
                           : "single-GPU work runs, with slower host-device transfers of some kinds."));
   finding.evidence = std::move(evidence);
-  Fix fix;
-  fix.description = "Enable 'Above 4G Decoding' and 'Re-Size BAR Support' in the firmware (BIOS/UEFI) setup, then "
-                    "boot again (CSM must be off for resizable BAR)";
-  fix.needs_reboot = true;
-  fix.verify = verify_command(kCheckId);
-  return finding.with_fix(fix);
+  return finding.with_fix(make_fix(kCheckId,
+                                   "Enable 'Above 4G Decoding' and 'Re-Size BAR Support' in the firmware (BIOS/UEFI) "
+                                   "setup, then boot again (CSM must be off for resizable BAR)",
+                                   {}, FixNeeds{.reboot = true}));
 }
 
 class TopologyCheck final : public Check {

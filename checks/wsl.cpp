@@ -126,23 +126,19 @@ Fix librocdxg_fix(const CheckContext& ctx) {
   const auto& install = ctx.fact<RocmInstallation>();
   const auto release = install.active ? install.active->version : std::string();
   const bool new_runtime = !release.empty() && !kb::version_less(release, "7.1");
-  Fix fix;
-  fix.verify = verify_command(kCheckId);
   if (new_runtime || release.empty()) {
-    fix.description = fmt::format(
-        "Build and install librocdxg (ROCm {} uses it under WSL) as its README describes: it needs the Windows SDK "
-        "headers (export win_sdk=... pointing at /mnt/c/Program Files (x86)/Windows Kits/10/Include/<version>), "
-        "then enable it with {}=1",
-        release.empty() ? "7.1 and newer" : release, data().enable_variable);
-    fix.commands = {"git clone https://github.com/ROCm/librocdxg.git"};
-  } else {
-    fix.description = fmt::format("Install the WSL runtime of ROCm {} ({}) with AMD's installer, without the "
-                                  "kernel driver (WSL uses the Windows one)",
-                                  release, data().legacy_package);
-    fix.commands = {"sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms"};
-    fix.needs_root = true;
+    return make_fix(kCheckId,
+                    fmt::format("Build and install librocdxg (ROCm {} uses it under WSL) as its README describes: it "
+                                "needs the Windows SDK headers (export win_sdk=... pointing at /mnt/c/Program Files "
+                                "(x86)/Windows Kits/10/Include/<version>), then enable it with {}=1",
+                                release.empty() ? "7.1 and newer" : release, data().enable_variable),
+                    {"git clone https://github.com/ROCm/librocdxg.git"});
   }
-  return fix;
+  return make_fix(kCheckId,
+                  fmt::format("Install the WSL runtime of ROCm {} ({}) with AMD's installer, without the kernel "
+                              "driver (WSL uses the Windows one)",
+                              release, data().legacy_package),
+                  {"sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms"}, FixNeeds{.root = true});
 }
 
 std::optional<Finding> runtime_finding(const CheckContext& ctx, std::vector<Evidence>& ok_evidence) {
@@ -164,11 +160,9 @@ std::optional<Finding> runtime_finding(const CheckContext& ctx, std::vector<Evid
     const auto enabled = host.env(data().enable_variable);
     if (!enabled || *enabled != "1") {
       const auto home = host.env("HOME").value_or("~");
-      Fix fix;
-      fix.description = fmt::format("Set {}=1 for every session (then open a new shell)", data().enable_variable);
-      fix.commands = {fmt::format("echo {} >> {}", shell_quote("export " + data().enable_variable + "=1"),
-                                  shell_quote(home + "/.bashrc"))};
-      fix.verify = verify_command(kCheckId);
+      auto fix = make_fix(kCheckId, fmt::format("Set {}=1 for every session (then open a new shell)", data().enable_variable),
+                          {fmt::format("echo {} >> {}", shell_quote("export " + data().enable_variable + "=1"),
+                                       shell_quote(home + "/.bashrc"))});
       return make_finding("wsl.runtime-missing", Severity::error,
                           fmt::format("librocdxg is installed but {} is not set to 1", data().enable_variable))
           .because("The ROCm runtime looks for the WSL GPU through librocdxg only when this variable is 1; without it "
