@@ -8,87 +8,17 @@
 #include <fmt/format.h>
 
 #include "rocm_doctor/check.h"
-#include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
 
-namespace access {
-namespace {
-
-bool in_process_groups(const Identity& identity, std::uint32_t gid) {
-  return identity.gid == gid || std::find(identity.groups.begin(), identity.groups.end(), gid) != identity.groups.end();
-}
-
-// POSIX picks exactly one class: owner if the uid matches, else group, else other.
-Basis permission_class(const NodeInfo& node, const Identity& identity) {
-  if (identity.uid == node.uid) return Basis::owner_bits;
-  if (in_process_groups(identity, node.gid)) return Basis::group_bits;
-  return Basis::other_bits;
-}
-
-bool class_has_rw(std::uint32_t mode, Basis basis) {
-  const int shift = basis == Basis::owner_bits ? 6 : basis == Basis::group_bits ? 3 : 0;
-  return ((mode >> shift) & 06U) == 06U;
-}
-
-Cause denial_cause(const NodeInfo& node, const Identity& identity, const GroupFacts& group, bool mode_grants) {
-  if (mode_grants) return Cause::blocked;
-  if (identity.uid == node.uid || node.gid == 0 || (node.mode & 060U) != 060U) return Cause::mode_denies;
-  return group.user_configured ? Cause::relogin_required : Cause::group_missing;
-}
-
-}  // namespace
-
-Verdict judge(const NodeInfo& node, const Identity& identity, const GroupFacts& group) {
-  Verdict verdict;
-  const Basis mode_basis = permission_class(node, identity);
-  verdict.mode_grants = identity.uid == 0 || class_has_rw(node.mode, mode_basis);
-  if (node.access) {
-    verdict.basis = Basis::measured;
-    verdict.outcome = *node.access == "rw" ? Outcome::granted : Outcome::denied;
-  } else if (identity.uid == 0) {
-    verdict.basis = Basis::root;
-    verdict.outcome = Outcome::granted;
-  } else {
-    verdict.basis = mode_basis;
-    verdict.outcome = verdict.mode_grants ? Outcome::granted : node.has_acl ? Outcome::unknown : Outcome::denied;
-  }
-  verdict.via_acl = verdict.outcome != Outcome::denied && !verdict.mode_grants && node.has_acl;
-  if (verdict.outcome != Outcome::granted) {
-    verdict.cause = denial_cause(node, identity, group, verdict.mode_grants);
-  }
-  return verdict;
-}
-
-std::string mode_string(const NodeInfo& node) {
-  std::string text;
-  switch (node.type) {
-    case EntryType::char_device: text = "c"; break;
-    case EntryType::block_device: text = "b"; break;
-    case EntryType::directory: text = "d"; break;
-    case EntryType::symlink: text = "l"; break;
-    default: text = "-"; break;
-  }
-  for (int shift = 6; shift >= 0; shift -= 3) {
-    const auto bits = (node.mode >> shift) & 07U;
-    text += (bits & 04U) != 0 ? 'r' : '-';
-    text += (bits & 02U) != 0 ? 'w' : '-';
-    text += (bits & 01U) != 0 ? 'x' : '-';
-  }
-  if (node.has_acl) text += '+';
-  return text;
-}
-
-}  // namespace access
-
 namespace {
 
 using access::Cause;
+using access::kCheckId;
 using access::Outcome;
 
-constexpr std::string_view kCheckId = "access";
 constexpr std::string_view kKfd = "/dev/kfd";
 
 // One device node with everything the findings need to explain it.
@@ -221,37 +151,6 @@ std::string paths_of(const std::vector<const NodeReport*>& reports) {
   return join(paths, ", ");
 }
 
-Fix container_group_fix(const std::vector<const NodeReport*>& reports) {
-  std::string flags;
-  for (const auto& gid : owning_gids(reports)) flags += (flags.empty() ? "" : " ") + std::string("--group-add ") + gid;
-  return make_fix(kCheckId,
-                  fmt::format("A container's groups are fixed when it starts: recreate it with the host's numeric "
-                              "group ids (docker/podman run {} ...; Kubernetes: securityContext.supplementalGroups). "
-                              "Group names inside the image may not match the host's ids; rootless podman can keep "
-                              "the host groups with --group-add keep-groups.",
-                              flags));
-}
-
-Fix usermod_fix(const std::string& user, const std::vector<std::string>& groups) {
-  return make_fix(kCheckId,
-                  fmt::format("Add {} to {}, then log out of every session and log back in (or reboot)", user,
-                              join(groups, " and ")),
-                  {shell_command({"sudo", "usermod", "-aG", join(groups, ","), user})},
-                  FixNeeds{.root = true, .relogin = true});
-}
-
-Fix unnamed_gid_fix(const std::vector<std::uint32_t>& gids) {
-  std::vector<std::string> texts;
-  for (const auto gid : gids) texts.push_back(std::to_string(gid));
-  return make_fix(
-      kCheckId,
-      fmt::format(
-          "No group with id {} exists in the group database (/etc/group or NSS), so `usermod` cannot add anyone to "
-          "it. Find out which group owns the GPU nodes on this system (the udev rules under /etc/udev/rules.d and "
-          "/usr/lib/udev/rules.d set it) and create or repair that group entry.",
-          join(texts, ", ")));
-}
-
 Finding group_missing_finding(const std::vector<const NodeReport*>& reports, const Subject& subject) {
   const auto groups = owning_groups(reports);
   const auto& user = subject.identity.user;
@@ -269,15 +168,10 @@ Finding group_missing_finding(const std::vector<const NodeReport*>& reports, con
                            : ""));
   finding.evidence.push_back(identity_evidence(subject.identity));
   for (const auto* report : reports) finding.evidence.push_back(node_evidence(*report, subject.identity));
-  if (!subject.container.empty()) return finding.with_fix(container_group_fix(reports));
-  if (!groups.names.empty() && !user.empty()) finding.with_fix(usermod_fix(user, groups.names));
-  if (!groups.unnamed.empty()) finding.with_fix(unnamed_gid_fix(groups.unnamed));
-  if (user.empty()) {
-    finding.with_fix(make_fix(kCheckId, fmt::format("uid {} has no user name (no passwd entry), so it cannot be added "
-                                                    "to a group: run as a user that has one, or give the process the "
-                                                    "group ids when it starts",
-                                                    subject.identity.uid)));
-  }
+  if (!subject.container.empty()) return finding.with_fix(access::container_group_fix(owning_gids(reports)));
+  if (!groups.names.empty() && !user.empty()) finding.with_fix(access::usermod_fix(user, groups.names));
+  if (!groups.unnamed.empty()) finding.with_fix(access::unnamed_gid_fix(groups.unnamed));
+  if (user.empty()) finding.with_fix(access::nameless_user_fix(subject.identity.uid));
   return finding;
 }
 
@@ -294,14 +188,9 @@ Finding relogin_finding(const std::vector<const NodeReport*>& reports, const Sub
               subject.identity.user, join(labels, ", "), paths_of(reports)));
   finding.evidence.push_back(identity_evidence(subject.identity));
   for (const auto* report : reports) finding.evidence.push_back(node_evidence(*report, subject.identity));
-  if (!subject.container.empty()) return finding.with_fix(container_group_fix(reports));
-  std::vector<std::string> commands;
-  if (groups.names.size() == 1 && groups.unnamed.empty()) commands = {shell_command({"newgrp", groups.names[0]})};
-  return finding.with_fix(make_fix(kCheckId,
-                                   "Log out of every session and log back in (or reboot) so new sessions get the "
-                                   "group; a desktop session counts too. To try at once in one shell, `newgrp` "
-                                   "starts a shell with the group.",
-                                   std::move(commands), FixNeeds{.relogin = true}));
+  if (!subject.container.empty()) return finding.with_fix(access::container_group_fix(owning_gids(reports)));
+  const bool one_named_group = groups.names.size() == 1 && groups.unnamed.empty();
+  return finding.with_fix(access::relogin_fix(one_named_group ? std::optional(groups.names[0]) : std::nullopt));
 }
 
 std::string cause_text(const NodeReport& report) {
@@ -319,27 +208,6 @@ std::string cause_text(const NodeReport& report) {
   return "";
 }
 
-std::optional<Fix> cause_fix(Cause cause, const Subject& subject) {
-  if (cause == Cause::mode_denies) {
-    return make_fix(kCheckId,
-                    "The udev rules that give GPU nodes to the `render` group with mode 0660 are missing or "
-                    "overridden: check /etc/udev/rules.d and /usr/lib/udev/rules.d for rules matching kfd and "
-                    "renderD*, then reload them",
-                    {"sudo udevadm control --reload-rules", "sudo udevadm trigger"}, FixNeeds{.root = true});
-  }
-  if (cause != Cause::blocked) return std::nullopt;
-  if (!subject.container.empty()) {
-    return make_fix(kCheckId,
-                    "Pass the devices into the container (--device=/dev/kfd --device=/dev/dri); on SELinux hosts "
-                    "allow containers to use devices (setsebool -P container_use_devices=1 on the host); rootless "
-                    "podman needs --group-add keep-groups");
-  }
-  return make_fix(kCheckId,
-                  "Look for the denial in the kernel log (SELinux `avc: denied`, AppArmor `apparmor=\"DENIED\"`) and "
-                  "allow the device for this program",
-                  {"sudo journalctl -k --grep 'avc: +denied|apparmor=\"DENIED\"'"}, FixNeeds{.root = true});
-}
-
 Finding denied_finding(std::string id, const std::vector<const NodeReport*>& reports, const Subject& subject,
                        std::string_view why) {
   std::vector<std::string> causes;
@@ -353,7 +221,7 @@ Finding denied_finding(std::string id, const std::vector<const NodeReport*>& rep
     const auto cause = report->verdict.cause;
     if (std::find(seen.begin(), seen.end(), cause) != seen.end()) continue;
     seen.push_back(cause);
-    if (auto fix = cause_fix(cause, subject)) finding.with_fix(*fix);
+    if (auto fix = access::cause_fix(cause, !subject.container.empty())) finding.with_fix(*fix);
   }
   return finding;
 }
@@ -376,7 +244,7 @@ Finding acl_finding(const std::vector<const NodeReport*>& reports, const Subject
   }
   const auto groups = owning_groups(unconfigured);
   if (subject.container.empty() && !subject.identity.user.empty() && !groups.names.empty()) {
-    auto fix = usermod_fix(subject.identity.user, groups.names);
+    auto fix = access::usermod_fix(subject.identity.user, groups.names);
     fix.description = "Optional, to use the GPU outside the desktop session too: " + fix.description;
     finding.with_fix(fix);
   }

@@ -1,14 +1,21 @@
-// The pure judgement behind the `access` check: may this process open a GPU
-// device node for read/write, and if not, why. No Host calls: the check
-// gathers the facts, this decides, tests/checks/access_test.cpp tables it.
+// The pure parts of the `access` check: may this process open a GPU device
+// node for read/write, and if not, why (access_verdict.cpp), and the fixes its
+// findings offer (access_fixes.cpp). No Host calls: the check gathers the
+// facts, these decide; tests/checks/access_test.cpp tables the judgement.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "rocm_doctor/finding.h"
 #include "rocm_doctor/host.h"
 
 namespace rocm_doctor::access {
+
+inline constexpr std::string_view kCheckId = "access";
 
 // What the group database says about the group that owns a node.
 struct GroupFacts {
@@ -52,5 +59,20 @@ Verdict judge(const NodeInfo& node, const Identity& identity, const GroupFacts& 
 
 // `ls -l` style type and permissions, e.g. "crw-rw----+".
 std::string mode_string(const NodeInfo& node);
+
+// --- Fixes (access_fixes.cpp) ---
+
+// Inside a container: recreate it with the owning `gids` as supplementary groups.
+Fix container_group_fix(const std::vector<std::string>& gids);
+// `sudo usermod -aG` the named `groups`, then a new login.
+Fix usermod_fix(const std::string& user, const std::vector<std::string>& groups);
+// Owning `gids` without a name: usermod cannot take them, the group entry must exist first.
+Fix unnamed_gid_fix(const std::vector<std::uint32_t>& gids);
+// A `uid` without a passwd entry cannot be added to a group at all.
+Fix nameless_user_fix(std::uint32_t uid);
+// The group is configured but not in this session; `newgrp_group` when a single named group would do.
+Fix relogin_fix(const std::optional<std::string>& newgrp_group);
+// What to do about a mode that denies or a block the bits do not explain; nullopt for other causes.
+std::optional<Fix> cause_fix(Cause cause, bool in_container);
 
 }  // namespace rocm_doctor::access

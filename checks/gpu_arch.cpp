@@ -6,10 +6,7 @@
 #include <map>
 #include <set>
 
-#include "rocm_doctor/check.h"
-#include "rocm_doctor/facts/gpu_inventory.h"
-#include "rocm_doctor/facts/math_libraries.h"
-#include "rocm_doctor/facts/rocm_install.h"
+#include "gpu_arch.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
@@ -17,381 +14,16 @@
 namespace rocm_doctor {
 namespace {
 
-constexpr std::string_view kCheckId = "gpu-arch";
-
-constexpr std::string_view kVariable = "HSA_OVERRIDE_GFX_VERSION";
-
-// What the installed release carries, and how we know.
-struct BuiltIn {
-  std::set<std::string> gfx;
-  std::string release;   // "ROCm 6.0.2"
-  std::string version;   // "6.0.2", empty when nothing is installed
-  std::string evidence_source;
-  std::string evidence;  // "rocBLAS Tensile files ..." / "official support list of ROCm 6.0"
-  [[nodiscard]] bool has(const std::string& name) const { return gfx.contains(name); }
-};
-
-// A place a shell or PAM would pick the variable up from.
-struct Location {
-  std::string path;
-  int line = 0;
-  std::string text;
-  bool system = false;  // needs root to edit
-};
-
-// One GPU (or --target-gfx entry) to judge, with the override that applies to it.
-struct Subject {
-  std::string label;
-  std::string gfx;
-  const Gpu* gpu = nullptr;
-  std::string variable;  // the override variable that applies ("" when none)
-  std::optional<std::string> value;
-};
-
-// Lines of a shell/env file that assign the override (any per-device form too).
-std::vector<std::pair<int, std::string>> override_assignments(std::string_view text) {
-  std::vector<std::pair<int, std::string>> found;
-  int number = 0;
-  for (const auto raw : lines(text)) {
-    ++number;
-    auto line = trim(raw);
-    if (line.starts_with("export ")) line = trim(line.substr(7));
-    if (!line.starts_with(kVariable)) continue;
-    auto rest = line.substr(kVariable.size());
-    if (rest.starts_with('_')) {
-      rest.remove_prefix(1);
-      while (!rest.empty() && rest.front() >= '0' && rest.front() <= '9') rest.remove_prefix(1);
-    }
-    if (trim(rest).starts_with('=')) found.emplace_back(number, std::string(trim(raw)));
-  }
-  return found;
-}
-
-std::string home_of(const Host& host) {
-  const auto identity = host.identity();
-  if (auto user = host.user_by_name(identity.user)) return user->home;
-  return "";
-}
-
-std::vector<Location> override_locations(const Host& host) {
-  std::vector<std::pair<std::string, bool>> files = {{"/etc/environment", true}, {"/etc/profile", true}};
-  if (auto entries = host.list_dir("/etc/profile.d")) {
-    for (const auto& entry : *entries) files.emplace_back("/etc/profile.d/" + entry.name, true);
-  }
-  if (const auto home = home_of(host); !home.empty()) {
-    for (const auto* name : {".profile", ".bash_profile", ".bashrc", ".zshrc", ".zprofile"}) {
-      files.emplace_back(home + "/" + name, false);
-    }
-  }
-  std::vector<Location> found;
-  for (const auto& [path, system] : files) {
-    auto text = host.read_file(path);
-    if (!text) continue;
-    for (auto& [line, content] : override_assignments(*text)) found.push_back({path, line, content, system});
-  }
-  return found;
-}
-
-BuiltIn built_in(const CheckContext& ctx) {
-  const auto& kb = kb::knowledge_base();
-  const auto& install = ctx.fact<RocmInstallation>();
-  BuiltIn result;
-  if (install.active) {
-    result.version = install.active->version;
-    result.release = "ROCm " + (result.version.empty() ? install.active->prefix : result.version);
-    const auto& libraries = ctx.fact<MathLibraries>();
-    if (const auto* rocblas = libraries.find("rocBLAS"); rocblas != nullptr && !rocblas->gfx_targets().empty()) {
-      result.gfx = rocblas->gfx_targets();
-      result.evidence_source = rocblas->kernel_dir;
-      result.evidence = "rocBLAS Tensile files for " + join({result.gfx.begin(), result.gfx.end()}, ", ");
-      return result;
-    }
-  }
-  const kb::Release* row = result.version.empty() ? &kb.newest_release() : kb.release(result.version);
-  std::string note;
-  if (row == nullptr) {
-    const bool older = kb::version_less(result.version, kb.releases().front().release);
-    row = older ? &kb.releases().front() : &kb.newest_release();
-    note = fmt::format(" (closest release this doctor knows for {})", result.release);
-  }
-  if (result.release.empty()) {
-    result.release = "ROCm " + row->release;
-    note = " (no ROCm installed: judged against the newest release this doctor knows)";
-  }
-  for (const auto& name : row->target_names(result.version)) result.gfx.insert(name);
-  result.evidence_source = "official support list of ROCm " + row->release + note;
-  result.evidence = join({result.gfx.begin(), result.gfx.end()}, ", ");
-  return result;
-}
-
-std::string evidence_word(const BuiltIn& built) {
-  return built.evidence_source.starts_with("official") ? "its official support list" : "the installed rocBLAS files";
-}
-
-void add_locations(Finding& finding, const std::vector<Location>& locations) {
-  for (const auto& location : locations) {
-    finding.with_evidence(fmt::format("{}:{}", location.path, location.line), location.text);
-  }
-  if (locations.empty()) {
-    finding.with_evidence("where it is set",
-                          "not in /etc/environment, /etc/profile, /etc/profile.d/* or the user's ~/.profile, "
-                          "~/.bashrc, ~/.zshrc: it comes from the launching service, container or command line");
-  }
-}
-
-// Commands that comment out every line setting the variable.
-std::vector<std::string> removal_commands(const std::vector<Location>& locations, bool& needs_root) {
-  std::vector<std::string> commands;
-  for (const auto& location : locations) {
-    const auto command = "sed -i.bak " + shell_quote(fmt::format("{}s/^/# /", location.line)) + " " +
-                         shell_quote(location.path);
-    commands.push_back(location.system ? "sudo " + command : command);
-    needs_root = needs_root || location.system;
-  }
-  return commands;
-}
-
-// The user's ~/.profile: its path when the passwd entry names the home
-// folder, else "$HOME"/.profile for the shell to expand (a quoted '~' is not).
-std::string profile_path(const Host& host) {
-  const auto home = home_of(host);
-  return home.empty() ? std::string("\"$HOME\"/.profile") : shell_quote(home + "/.profile");
-}
-
-Fix set_override_fix(const Host& host, const std::string& variable, const std::string& value,
-                     const std::vector<Location>& locations) {
-  const auto line = fmt::format("export {}={}", variable, value);
-  std::vector<std::string> commands = {line};
-  bool needs_root = false;
-  for (auto& command : removal_commands(locations, needs_root)) commands.push_back(std::move(command));
-  commands.push_back("echo " + shell_quote(line) + " >> " + profile_path(host));
-  return make_fix(kCheckId, fmt::format("Set {}={} for your login (~/.profile), and now in this shell", variable, value),
-                  std::move(commands), {.root = needs_root, .relogin = true});
-}
-
-Fix system_wide_fix(const std::string& variable, const std::string& value) {
-  return make_fix(kCheckId, "Or, for every user of this machine, a profile.d file (not /etc/profile itself)",
-                  {"echo " + shell_quote(fmt::format("export {}={}", variable, value)) +
-                   " | sudo tee /etc/profile.d/rocm-gfx-override.sh"},
-                  {.root = true, .relogin = true});
-}
-
-Fix remove_override_fix(const Subject& subject, const std::vector<Location>& locations) {
-  std::vector<std::string> commands = {"unset " + subject.variable};
-  bool needs_root = false;
-  for (auto& command : removal_commands(locations, needs_root)) commands.push_back(std::move(command));
-  return make_fix(kCheckId,
-                  fmt::format("Remove {} (comment out the lines that set it, then start a new login)", subject.variable),
-                  std::move(commands), {.root = needs_root, .relogin = !locations.empty()});
-}
-
-std::string reliability_note(const kb::Workaround& workaround) {
-  if (workaround.reliability == "disputed") {
-    return " This workaround is disputed: it works for some and causes GPU page faults or hangs for others. " +
-           workaround.note;
-  }
-  if (workaround.reliability == "unreliable") {
-    return " This workaround is known to be unreliable (a different ISA generation): crashes are reported. " +
-           workaround.note;
-  }
-  return " It is an unofficial community workaround. " + workaround.note;
-}
-
-class Judge {
- public:
-  Judge(const CheckContext& ctx, const BuiltIn& built, std::vector<Location> locations)
-      : ctx_(ctx), built_(built), locations_(std::move(locations)) {}
-
-  void judge(const Subject& subject, std::vector<Finding>& out) const {
-    const auto* target = kb_.target(subject.gfx);
-    if (subject.value) {
-      judge_override(subject, target, out);
-      return;
-    }
-    if (subject.gfx.empty() || target == nullptr) {
-      out.push_back(unknown_target(subject));
-    } else if (built_.has(subject.gfx)) {
-      out.push_back(supported(subject, ""));
-    } else if (target->workaround && built_.has(target->workaround->runs_as)) {
-      out.push_back(override_needed(subject, *target));
-    } else {
-      out.push_back(unsupported(subject, *target));
-    }
-  }
-
- private:
-  void judge_override(const Subject& subject, const kb::GfxTarget* target, std::vector<Finding>& out) const {
-    const auto& value = *subject.value;
-    const auto parsed = parse_override_value(value);
-    if (!parsed) {
-      out.push_back(invalid(subject, target,
-                            value.empty() ? "is set but empty: the runtime then rejects it and hides every GPU"
-                                          : fmt::format("'{}' is malformed: it must be three decimal numbers "
-                                                        "major.minor.stepping (e.g. 10.3.0)", value)));
-      return;
-    }
-    const auto named = gfx_name(*parsed);
-    const auto* named_target = kb_.target(named);
-    if (named_target == nullptr) {
-      out.push_back(invalid(subject, target, fmt::format("'{}' names {}, which is no known GPU target", value, named)));
-      return;
-    }
-    const bool listed_workaround = target != nullptr && target->workaround && target->workaround->runs_as == named;
-    if (target != nullptr && named_target->isa_family != target->isa_family && !listed_workaround) {
-      out.push_back(invalid(subject, target,
-                            fmt::format("'{}' makes the {} card run {} code ({}): a different family, which "
-                                        "crashes or faults",
-                                        value, target->family, named, named_target->family)));
-      return;
-    }
-    if (!subject.gfx.empty() && built_.has(subject.gfx)) {
-      out.push_back(unneeded(subject));
-    } else if (built_.has(named)) {
-      auto finding = supported(subject, named);
-      if (target != nullptr && target->workaround && target->workaround->runs_as == named &&
-          target->workaround->known_unreliable()) {
-        finding.severity = Severity::info;
-      }
-      out.push_back(std::move(finding));
-    } else if (target != nullptr && target->workaround && built_.has(target->workaround->runs_as)) {
-      out.push_back(override_needed(subject, *target));
-    } else if (target != nullptr) {
-      out.push_back(unsupported(subject, *target));
-    } else {
-      out.push_back(unknown_target(subject));
-    }
-  }
-
-  Finding& with_release(Finding& finding) const {
-    finding.with_evidence(built_.evidence_source.empty() ? "release" : built_.evidence_source, built_.evidence);
-    return finding;
-  }
-
-  Finding supported(const Subject& subject, const std::string& runs_as) const {
-    std::string summary = fmt::format("{} is supported by {}", subject.label, built_.release);
-    std::string detail = fmt::format("{} carries code for {} (judged from {}).", built_.release,
-                                     runs_as.empty() ? subject.gfx : runs_as, evidence_word(built_));
-    if (!runs_as.empty()) {
-      summary = fmt::format("{} runs as {} through {}={} on {}", subject.label, runs_as, subject.variable,
-                            *subject.value, built_.release);
-      if (const auto* target = kb_.target(subject.gfx); target != nullptr && target->workaround) {
-        detail += reliability_note(*target->workaround);
-      }
-    }
-    auto finding = make_finding("gpu.supported", Severity::ok, summary).because(detail);
-    if (subject.value) finding.with_evidence("env " + subject.variable, *subject.value);
-    return with_release(finding);
-  }
-
-  Finding override_needed(const Subject& subject, const kb::GfxTarget& target) const {
-    const auto& workaround = *target.workaround;
-    const auto variable = subject.variable.empty() ? std::string(kVariable) : subject.variable;
-    auto finding =
-        make_finding("gpu.override-needed", Severity::error,
-                     fmt::format("{} is not built into {}; it needs {}={} to run as {}{}", subject.label,
-                                 built_.release, variable, workaround.override_value, workaround.runs_as,
-                                 workaround.known_unreliable() ? " (workaround known to be unreliable)" : ""))
-            .because(fmt::format("{} has no code for {} (judged from {}), so HIP programs fail with "
-                                 "hipErrorNoBinaryForGpu or rocBLAS cannot find a TensileLibrary for it. {} shares "
-                                 "the instruction set closely enough to run {} code.{}",
-                                 built_.release, subject.gfx, evidence_word(built_), subject.gfx, workaround.runs_as,
-                                 reliability_note(workaround)));
-    if (subject.value) {
-      finding.with_evidence("env " + subject.variable, *subject.value);
-      add_locations(finding, locations_);
-    }
-    with_release(finding);
-    finding.with_fix(set_override_fix(ctx_.host(), variable, workaround.override_value,
-                                      subject.value ? locations_ : std::vector<Location>{}));
-    finding.with_fix(system_wide_fix(variable, workaround.override_value));
-    return finding;
-  }
-
-  Finding invalid(const Subject& subject, const kb::GfxTarget* target, const std::string& why) const {
-    auto finding = make_finding("gpu.override-invalid", Severity::error,
-                                fmt::format("{} {} for {}", subject.variable, why, subject.label))
-                       .because("The ROCm runtime reads this variable for every GPU: a malformed value makes it "
-                                "fail to start (no GPU agents), and a target of another family loads code the "
-                                "GPU cannot execute (memory access faults, hangs). A stale line in a shell rc "
-                                "file is the usual cause.");
-    finding.with_evidence("env " + subject.variable, *subject.value);
-    add_locations(finding, locations_);
-    if (target != nullptr && target->workaround && !built_.has(subject.gfx) && built_.has(target->workaround->runs_as)) {
-      finding.with_fix(set_override_fix(ctx_.host(), subject.variable, target->workaround->override_value, locations_));
-    } else {
-      finding.with_fix(remove_override_fix(subject, locations_));
-    }
-    return finding;
-  }
-
-  Finding unneeded(const Subject& subject) const {
-    auto finding = make_finding("gpu.override-unneeded", Severity::warning,
-                                fmt::format("{}={} is set although {} is natively supported by {}", subject.variable,
-                                            *subject.value, subject.label, built_.release))
-                       .because("The override is not needed: it can hide a real architecture mismatch, makes the "
-                                "runtime load another target's code, and breaks other GPUs in the box. Remove it.");
-    finding.with_evidence("env " + subject.variable, *subject.value);
-    add_locations(finding, locations_);
-    with_release(finding);
-    finding.with_fix(remove_override_fix(subject, locations_));
-    return finding;
-  }
-
-  Finding unsupported(const Subject& subject, const kb::GfxTarget& target) const {
-    std::string last;
-    if (const auto* release = kb_.last_release_listing(subject.gfx)) {
-      last = fmt::format(" The last release that officially supported it is ROCm {}.", release->release);
-    } else if (target.history && !target.history->last_release.empty()) {
-      last = fmt::format(" The last release known to carry code for it is ROCm {}: {}", target.history->last_release,
-                         target.history->text);
-    } else if (target.history) {
-      last = " " + target.history->text;
-    } else {
-      last = " No ROCm release from " + kb_.releases().front().release + " on lists it.";
-    }
-    const auto* official = built_.version.empty() ? nullptr : kb_.release(built_.version);
-    if (official != nullptr && official->lists(subject.gfx, built_.version) &&
-        !built_.evidence_source.starts_with("official")) {
-      last = fmt::format(" ROCm {} officially supports {}: this install's rocBLAS is incomplete (a trimmed image or "
-                         "a partial package set); reinstall rocBLAS from that release.",
-                         official->release, subject.gfx);
-    }
-    auto finding =
-        make_finding("gpu.unsupported", Severity::error,
-                     fmt::format("{} is not supported by {} and no compatible target is built in", subject.label,
-                                 built_.release))
-            .because(fmt::format("{} carries no code for {} ({}) or for an ISA-compatible target (judged from {}), "
-                                 "so no override can help.{}",
-                                 built_.release, subject.gfx, target.family, evidence_word(built_), last));
-    with_release(finding);
-    return finding.with_fix(make_fix(kCheckId, "Use a ROCm release (or a distribution build) that still carries code "
-                                               "for " + subject.gfx + ", or a supported GPU"));
-  }
-
-  Finding unknown_target(const Subject& subject) const {
-    const bool from_libraries = !built_.evidence_source.starts_with("official");
-    const auto gfx = subject.gfx.empty() ? std::string("an unknown gfx target") : subject.gfx;
-    if (!subject.gfx.empty() && built_.has(subject.gfx)) {
-      return with_release(make_finding("gpu.supported", Severity::ok,
-                                       fmt::format("{} is supported by {}", subject.label, built_.release))
-                              .because("The installed libraries carry code for " + gfx + "."));
-    }
-    auto finding = make_finding("gpu.unsupported", from_libraries ? Severity::error : Severity::warning,
-                                fmt::format("{}: {} is unknown to this doctor and not built into {}", subject.label,
-                                            gfx, built_.release))
-                       .because("The target is not in the knowledge base (a newer GPU, or a KFD value the doctor "
-                                "cannot decode), and " + built_.release + " does not list it, judged from " +
-                                evidence_word(built_) + ".");
-    with_release(finding);
-    return finding.with_fix(
-        make_fix(kCheckId, "Check AMD's current ROCm support list for this GPU, and update rocm-doctor"));
-  }
-
-  const CheckContext& ctx_;
-  const BuiltIn& built_;
-  std::vector<Location> locations_;
-  const kb::KnowledgeBase& kb_ = kb::knowledge_base();
-};
+using gpu_arch::add_locations;
+using gpu_arch::built_in;
+using gpu_arch::BuiltIn;
+using gpu_arch::judge_subjects;
+using gpu_arch::kCheckId;
+using gpu_arch::kVariable;
+using gpu_arch::Location;
+using gpu_arch::override_locations;
+using gpu_arch::removal_commands;
+using gpu_arch::Subject;
 
 std::string gpu_list(const std::vector<const Gpu*>& gpus) {
   std::vector<std::string> parts;
@@ -653,11 +285,10 @@ class GpuArchCheck final : public Check {
     }
     const auto built = built_in(ctx);
     const auto locations = override_locations(ctx.host());
-    const Judge judge(ctx, built, locations);
     std::vector<Finding> findings = kfd_problem_findings(inventory);
     for (auto& finding : mismatch_findings(inventory)) findings.push_back(std::move(finding));
     if (use_targets) {
-      for (const auto& subject : target_subjects(ctx.host(), targets)) judge.judge(subject, findings);
+      judge_subjects(ctx, built, locations, target_subjects(ctx.host(), targets), findings);
       return findings;
     }
     // An integrated GPU beside a discrete one is better hidden than made to work: igpu-present covers it.
@@ -666,7 +297,7 @@ class GpuArchCheck final : public Check {
     for (const auto* gpu : gpus) {
       if (!(has_discrete && gpu->apu)) judged.push_back(gpu);
     }
-    for (const auto& subject : gpu_subjects(ctx.host(), judged)) judge.judge(subject, findings);
+    judge_subjects(ctx, built, locations, gpu_subjects(ctx.host(), judged), findings);
     if (auto finding = multi_gpu_finding(ctx, gpus, built, locations)) findings.push_back(std::move(*finding));
     if (auto finding = igpu_finding(ctx.host(), gpus, built)) findings.push_back(std::move(*finding));
     for (auto& finding : vram_findings(gpus)) findings.push_back(std::move(finding));

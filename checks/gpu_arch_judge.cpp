@@ -1,0 +1,221 @@
+// The judgement of the `gpu-arch` check (gpu_arch.h): does the installed release
+// carry code for a GPU's gfx target, and is the override it runs with right,
+// needed or harmful. One finding per subject, no Host reads beyond the profile path.
+#include <fmt/format.h>
+
+#include "gpu_arch.h"
+#include "rocm_doctor/kb.h"
+
+namespace rocm_doctor::gpu_arch {
+namespace {
+
+std::string reliability_note(const kb::Workaround& workaround) {
+  if (workaround.reliability == "disputed") {
+    return " This workaround is disputed: it works for some and causes GPU page faults or hangs for others. " +
+           workaround.note;
+  }
+  if (workaround.reliability == "unreliable") {
+    return " This workaround is known to be unreliable (a different ISA generation): crashes are reported. " +
+           workaround.note;
+  }
+  return " It is an unofficial community workaround. " + workaround.note;
+}
+
+class Judge {
+ public:
+  Judge(const CheckContext& ctx, const BuiltIn& built, std::vector<Location> locations)
+      : ctx_(ctx), built_(built), locations_(std::move(locations)) {}
+
+  Finding judge(const Subject& subject) const {
+    const auto* target = kb_.target(subject.gfx);
+    if (subject.value) return judge_override(subject, target);
+    if (subject.gfx.empty() || target == nullptr) return unknown_target(subject);
+    if (built_.has(subject.gfx)) return supported(subject, "");
+    if (target->workaround && built_.has(target->workaround->runs_as)) return override_needed(subject, *target);
+    return unsupported(subject, *target);
+  }
+
+ private:
+  // An override the runtime cannot use for this GPU is invalid; otherwise judge_usable_override.
+  Finding judge_override(const Subject& subject, const kb::GfxTarget* target) const {
+    const auto& value = *subject.value;
+    const auto parsed = parse_override_value(value);
+    if (!parsed) {
+      return invalid(subject, target,
+                     value.empty() ? "is set but empty: the runtime then rejects it and hides every GPU"
+                                   : fmt::format("'{}' is malformed: it must be three decimal numbers "
+                                                 "major.minor.stepping (e.g. 10.3.0)", value));
+    }
+    const auto named = gfx_name(*parsed);
+    const auto* named_target = kb_.target(named);
+    if (named_target == nullptr) {
+      return invalid(subject, target, fmt::format("'{}' names {}, which is no known GPU target", value, named));
+    }
+    const bool listed_workaround = target != nullptr && target->workaround && target->workaround->runs_as == named;
+    if (target != nullptr && named_target->isa_family != target->isa_family && !listed_workaround) {
+      return invalid(subject, target,
+                     fmt::format("'{}' makes the {} card run {} code ({}): a different family, which "
+                                 "crashes or faults",
+                                 value, target->family, named, named_target->family));
+    }
+    return judge_usable_override(subject, target, named);
+  }
+
+  // The override names a target this GPU can run (`named`): is it needed, and does the release carry it?
+  Finding judge_usable_override(const Subject& subject, const kb::GfxTarget* target, const std::string& named) const {
+    if (!subject.gfx.empty() && built_.has(subject.gfx)) return unneeded(subject);
+    if (built_.has(named)) {
+      auto finding = supported(subject, named);
+      if (target != nullptr && target->workaround && target->workaround->runs_as == named &&
+          target->workaround->known_unreliable()) {
+        finding.severity = Severity::info;
+      }
+      return finding;
+    }
+    if (target != nullptr && target->workaround && built_.has(target->workaround->runs_as)) {
+      return override_needed(subject, *target);
+    }
+    if (target != nullptr) return unsupported(subject, *target);
+    return unknown_target(subject);
+  }
+
+  Finding& with_release(Finding& finding) const {
+    finding.with_evidence(built_.evidence_source.empty() ? "release" : built_.evidence_source, built_.evidence);
+    return finding;
+  }
+
+  Finding supported(const Subject& subject, const std::string& runs_as) const {
+    std::string summary = fmt::format("{} is supported by {}", subject.label, built_.release);
+    std::string detail = fmt::format("{} carries code for {} (judged from {}).", built_.release,
+                                     runs_as.empty() ? subject.gfx : runs_as, evidence_word(built_));
+    if (!runs_as.empty()) {
+      summary = fmt::format("{} runs as {} through {}={} on {}", subject.label, runs_as, subject.variable,
+                            *subject.value, built_.release);
+      if (const auto* target = kb_.target(subject.gfx); target != nullptr && target->workaround) {
+        detail += reliability_note(*target->workaround);
+      }
+    }
+    auto finding = make_finding("gpu.supported", Severity::ok, summary).because(detail);
+    if (subject.value) finding.with_evidence("env " + subject.variable, *subject.value);
+    return with_release(finding);
+  }
+
+  Finding override_needed(const Subject& subject, const kb::GfxTarget& target) const {
+    const auto& workaround = *target.workaround;
+    const auto variable = subject.variable.empty() ? std::string(kVariable) : subject.variable;
+    auto finding =
+        make_finding("gpu.override-needed", Severity::error,
+                     fmt::format("{} is not built into {}; it needs {}={} to run as {}{}", subject.label,
+                                 built_.release, variable, workaround.override_value, workaround.runs_as,
+                                 workaround.known_unreliable() ? " (workaround known to be unreliable)" : ""))
+            .because(fmt::format("{} has no code for {} (judged from {}), so HIP programs fail with "
+                                 "hipErrorNoBinaryForGpu or rocBLAS cannot find a TensileLibrary for it. {} shares "
+                                 "the instruction set closely enough to run {} code.{}",
+                                 built_.release, subject.gfx, evidence_word(built_), subject.gfx, workaround.runs_as,
+                                 reliability_note(workaround)));
+    if (subject.value) {
+      finding.with_evidence("env " + subject.variable, *subject.value);
+      add_locations(finding, locations_);
+    }
+    with_release(finding);
+    finding.with_fix(set_override_fix(ctx_.host(), variable, workaround.override_value,
+                                      subject.value ? locations_ : std::vector<Location>{}));
+    finding.with_fix(system_wide_fix(variable, workaround.override_value));
+    return finding;
+  }
+
+  Finding invalid(const Subject& subject, const kb::GfxTarget* target, const std::string& why) const {
+    auto finding = make_finding("gpu.override-invalid", Severity::error,
+                                fmt::format("{} {} for {}", subject.variable, why, subject.label))
+                       .because("The ROCm runtime reads this variable for every GPU: a malformed value makes it "
+                                "fail to start (no GPU agents), and a target of another family loads code the "
+                                "GPU cannot execute (memory access faults, hangs). A stale line in a shell rc "
+                                "file is the usual cause.");
+    finding.with_evidence("env " + subject.variable, *subject.value);
+    add_locations(finding, locations_);
+    if (target != nullptr && target->workaround && !built_.has(subject.gfx) && built_.has(target->workaround->runs_as)) {
+      finding.with_fix(set_override_fix(ctx_.host(), subject.variable, target->workaround->override_value, locations_));
+    } else {
+      finding.with_fix(remove_override_fix(subject, locations_));
+    }
+    return finding;
+  }
+
+  Finding unneeded(const Subject& subject) const {
+    auto finding = make_finding("gpu.override-unneeded", Severity::warning,
+                                fmt::format("{}={} is set although {} is natively supported by {}", subject.variable,
+                                            *subject.value, subject.label, built_.release))
+                       .because("The override is not needed: it can hide a real architecture mismatch, makes the "
+                                "runtime load another target's code, and breaks other GPUs in the box. Remove it.");
+    finding.with_evidence("env " + subject.variable, *subject.value);
+    add_locations(finding, locations_);
+    with_release(finding);
+    finding.with_fix(remove_override_fix(subject, locations_));
+    return finding;
+  }
+
+  Finding unsupported(const Subject& subject, const kb::GfxTarget& target) const {
+    std::string last;
+    if (const auto* release = kb_.last_release_listing(subject.gfx)) {
+      last = fmt::format(" The last release that officially supported it is ROCm {}.", release->release);
+    } else if (target.history && !target.history->last_release.empty()) {
+      last = fmt::format(" The last release known to carry code for it is ROCm {}: {}", target.history->last_release,
+                         target.history->text);
+    } else if (target.history) {
+      last = " " + target.history->text;
+    } else {
+      last = " No ROCm release from " + kb_.releases().front().release + " on lists it.";
+    }
+    const auto* official = built_.version.empty() ? nullptr : kb_.release(built_.version);
+    if (official != nullptr && official->lists(subject.gfx, built_.version) &&
+        !built_.evidence_source.starts_with("official")) {
+      last = fmt::format(" ROCm {} officially supports {}: this install's rocBLAS is incomplete (a trimmed image or "
+                         "a partial package set); reinstall rocBLAS from that release.",
+                         official->release, subject.gfx);
+    }
+    auto finding =
+        make_finding("gpu.unsupported", Severity::error,
+                     fmt::format("{} is not supported by {} and no compatible target is built in", subject.label,
+                                 built_.release))
+            .because(fmt::format("{} carries no code for {} ({}) or for an ISA-compatible target (judged from {}), "
+                                 "so no override can help.{}",
+                                 built_.release, subject.gfx, target.family, evidence_word(built_), last));
+    with_release(finding);
+    return finding.with_fix(make_fix(kCheckId, "Use a ROCm release (or a distribution build) that still carries code "
+                                               "for " + subject.gfx + ", or a supported GPU"));
+  }
+
+  Finding unknown_target(const Subject& subject) const {
+    const bool from_libraries = !built_.evidence_source.starts_with("official");
+    const auto gfx = subject.gfx.empty() ? std::string("an unknown gfx target") : subject.gfx;
+    if (!subject.gfx.empty() && built_.has(subject.gfx)) {
+      return with_release(make_finding("gpu.supported", Severity::ok,
+                                       fmt::format("{} is supported by {}", subject.label, built_.release))
+                              .because("The installed libraries carry code for " + gfx + "."));
+    }
+    auto finding = make_finding("gpu.unsupported", from_libraries ? Severity::error : Severity::warning,
+                                fmt::format("{}: {} is unknown to this doctor and not built into {}", subject.label,
+                                            gfx, built_.release))
+                       .because("The target is not in the knowledge base (a newer GPU, or a KFD value the doctor "
+                                "cannot decode), and " + built_.release + " does not list it, judged from " +
+                                evidence_word(built_) + ".");
+    with_release(finding);
+    return finding.with_fix(
+        make_fix(kCheckId, "Check AMD's current ROCm support list for this GPU, and update rocm-doctor"));
+  }
+
+  const CheckContext& ctx_;
+  const BuiltIn& built_;
+  std::vector<Location> locations_;
+  const kb::KnowledgeBase& kb_ = kb::knowledge_base();
+};
+
+}  // namespace
+
+void judge_subjects(const CheckContext& ctx, const BuiltIn& built, const std::vector<Location>& locations,
+                    const std::vector<Subject>& subjects, std::vector<Finding>& out) {
+  const Judge judge(ctx, built, locations);
+  for (const auto& subject : subjects) out.push_back(judge.judge(subject));
+}
+
+}  // namespace rocm_doctor::gpu_arch
