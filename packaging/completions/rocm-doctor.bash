@@ -5,16 +5,18 @@ _rocm_doctor() {
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   case "$prev" in
     --replay|capture|--plugin-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    -o|--output|--fix-script|--archive|--policy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -o|--output|--fix-script|--archive|--policy|--python) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "text json markdown junit prometheus npd html" -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W "error warning" -- "$cur")); return ;;
+    --level) COMPREPLY=($(compgen -W "quick standard full" -- "$cur")); return ;;
+    --probe-timeout|--target-gfx) return ;;
     --only|--skip)
       local ids
       ids=$(rocm-doctor --list-checks 2>/dev/null | awk 'NF == 0 {exit} {print $1}')
       COMPREPLY=($(compgen -W "$ids" -- "${cur##*,}")); return ;;
   esac
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --policy --probe-timeout --version --help -h" -- "$cur"))
+    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --policy --level --probe-timeout --python --version --help -h" -- "$cur"))
   else
     COMPREPLY=($(compgen -W "check capture explain diff fleet" -- "$cur"))
   fi

@@ -11,6 +11,10 @@
 #include "host/live_host.h"
 #include "render/render.h"
 
+namespace CLI {
+class App;
+}
+
 namespace rocm_doctor {
 
 struct RunCommandOptions {
@@ -35,6 +39,22 @@ struct RunCommandOptions {
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> policy_files;  // --policy FILE, repeatable (issue 12)
 };
+
+// What the command line fills in: the run options and each subcommand's arguments.
+struct CommandLine {
+  RunCommandOptions options;
+  std::string capture_dir;                // capture DIR
+  std::vector<std::string> diff_reports;  // diff A B
+  std::string report_format = "text";     // diff/fleet --format
+  std::vector<std::string> fleet_inputs;  // fleet REPORTS...
+  std::string fleet_output;               // fleet -o FILE
+  std::string explain_id;                 // explain ID
+};
+
+// The whole command line (options, subcommands, help texts) bound to `values`.
+// cli_main parses with it; tests ask it for every option the completions and
+// the man page must know.
+std::unique_ptr<CLI::App> make_command_line(CommandLine& values);
 
 int cli_main(int argc, char** argv);
 

@@ -77,58 +77,60 @@ int usage_error(const std::string& message) {
   return static_cast<int>(ExitCode::usage);
 }
 
+std::unique_ptr<CLI::App> make_command_line(CommandLine& values) {
+  auto app = std::make_unique<CLI::App>(
+      "rocm-doctor: diagnoses a Linux machine's ROCm setup and says how to fix it.", "rocm-doctor");
+  app->set_version_flag("--version", version_text());
+  app->footer(
+      "Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,\n"
+      "            2 usage or input error, 3 the doctor itself failed.");
+  add_run_options(*app, values.options);
+  app->require_subcommand(0, 1);
+
+  auto* check = app->add_subcommand("check", "Run the checks (the default)");
+  check->fallthrough();
+  auto* capture = app->add_subcommand("capture", "Save a replayable snapshot of this machine to DIR");
+  capture->add_option("DIR", values.capture_dir, "Folder to create (must not exist, or be empty)");
+  capture->add_option("--archive", values.options.archive, "Write the snapshot as one FILE.tar.gz instead of a folder");
+  capture->fallthrough();
+  auto* diff = app->add_subcommand("diff", "What changed between two JSON reports (A before, B after)");
+  diff->add_option("A B", values.diff_reports, "Two reports written with --format json")->required()->expected(2);
+  diff->add_option("--format", values.report_format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  auto* fleet = app->add_subcommand("fleet", "Summarize JSON reports of many nodes (files or folders)");
+  fleet->add_option("REPORTS", values.fleet_inputs, "Report files, or folders of *.json reports")->required();
+  fleet->add_option("--format", values.report_format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  fleet->add_option("-o,--output", values.fleet_output, "Write the summary to FILE (atomically)");
+  auto* explain = app->add_subcommand("explain", "Explain a finding id or a check id");
+  explain->add_option("ID", values.explain_id, "e.g. access.relogin-required")->required();
+  return app;
+}
+
 int cli_main(int argc, char** argv) {
   // The hidden probe mode: the doctor runs itself as an isolated child.
   if (argc >= 3 && std::string_view(argv[1]) == probe::kProbeArgument) return probe::probe_child_main(argc, argv);
-  CLI::App app{"rocm-doctor: diagnoses a Linux machine's ROCm setup and says how to fix it.", "rocm-doctor"};
-  app.set_version_flag("--version", version_text());
-  app.footer(
-      "Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,\n"
-      "            2 usage or input error, 3 the doctor itself failed.");
-  RunCommandOptions options;
-  add_run_options(app, options);
-  app.require_subcommand(0, 1);
-
-  auto* check = app.add_subcommand("check", "Run the checks (the default)");
-  check->fallthrough();
-  std::string capture_dir;
-  auto* capture = app.add_subcommand("capture", "Save a replayable snapshot of this machine to DIR");
-  capture->add_option("DIR", capture_dir, "Folder to create (must not exist, or be empty)");
-  capture->add_option("--archive", options.archive, "Write the snapshot as one FILE.tar.gz instead of a folder");
-  capture->fallthrough();
-  std::vector<std::string> diff_reports;
-  std::string report_format = "text";
-  auto* diff = app.add_subcommand("diff", "What changed between two JSON reports (A before, B after)");
-  diff->add_option("A B", diff_reports, "Two reports written with --format json")->required()->expected(2);
-  diff->add_option("--format", report_format, "text, markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
-  std::vector<std::string> fleet_inputs;
-  std::string fleet_output;
-  auto* fleet = app.add_subcommand("fleet", "Summarize JSON reports of many nodes (files or folders)");
-  fleet->add_option("REPORTS", fleet_inputs, "Report files, or folders of *.json reports")->required();
-  fleet->add_option("--format", report_format, "text, markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
-  fleet->add_option("-o,--output", fleet_output, "Write the summary to FILE (atomically)");
-  std::string explain_id;
-  auto* explain = app.add_subcommand("explain", "Explain a finding id or a check id");
-  explain->add_option("ID", explain_id, "e.g. access.relogin-required")->required();
-
+  CommandLine values;
+  const auto app = make_command_line(values);
   try {
-    app.parse(argc, argv);
+    app->parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error);
+    const int code = app->exit(error);
     return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
   }
+  auto& options = values.options;
   if (options.json) options.format = "json";
   setup_logging(options.verbose);
 
-  if (*explain) return explain_command(explain_id);
+  if (app->got_subcommand("explain")) return explain_command(values.explain_id);
   if (options.list_checks) return list_checks_command(options);
-  if (*diff) return diff_command(diff_reports[0], diff_reports[1], report_format);
-  if (*fleet) return fleet_command(fleet_inputs, report_format, fleet_output);
-  if (*capture) {
-    if (capture_dir.empty() == options.archive.empty()) return usage_error("capture needs DIR or --archive FILE.tar.gz (one of them)");
-    return capture_command(capture_dir, options);
+  if (app->got_subcommand("diff")) return diff_command(values.diff_reports[0], values.diff_reports[1], values.report_format);
+  if (app->got_subcommand("fleet")) return fleet_command(values.fleet_inputs, values.report_format, values.fleet_output);
+  if (app->got_subcommand("capture")) {
+    if (values.capture_dir.empty() == options.archive.empty()) {
+      return usage_error("capture needs DIR or --archive FILE.tar.gz (one of them)");
+    }
+    return capture_command(values.capture_dir, options);
   }
   return run_command(options);
 }
