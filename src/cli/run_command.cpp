@@ -20,25 +20,30 @@ namespace rocm_doctor {
 
 namespace {
 
+// Folder and file names are whoever made them chose: shown escaped, so a name
+// with control characters cannot act on the terminal or start a line of its own.
+std::string shown(std::string_view text) { return displayable(text, std::string_view::npos, false); }
+
 // The plugins a live run would run, and the folders and files it would refuse.
 void list_plugins(const std::vector<std::string>& extra_folders) {
   const LiveHost machine;
   const auto scan = plugins::scan_plugins(machine, extra_folders);
   std::vector<std::string> looked_in;
   for (const auto& folder : scan.folders) {
-    looked_in.push_back(folder.spec.path);
+    looked_in.push_back(shown(folder.spec.path));
     if (folder.state == plugins::FolderState::unsafe) {
-      fmt::print("  refused folder {}: {}\n", folder.spec.path, folder.problem);
+      fmt::print("  refused folder {}: {}\n", shown(folder.spec.path), shown(folder.problem));
     } else if (folder.state == plugins::FolderState::unreadable) {
-      fmt::print("  unreadable folder {}: {}\n", folder.spec.path, folder.problem);
+      fmt::print("  unreadable folder {}: {}\n", shown(folder.spec.path), shown(folder.problem));
     }
   }
   for (const auto& plugin : scan.plugins) {
-    const auto id = "site." + plugin.name;
+    const auto id = shown("site." + plugin.name);
     if (plugin.state == plugins::PluginState::runnable) {
-      fmt::print("  {:<22} {}\n", id, plugin.path);
+      fmt::print("  {:<22} {}\n", id, shown(plugin.path));
     } else {
-      fmt::print("  {:<22} {} ({}: {})\n", id, plugin.path, plugins::to_string(plugin.state), plugin.problem);
+      fmt::print("  {:<22} {} ({}: {})\n", id, shown(plugin.path), plugins::to_string(plugin.state),
+                 shown(plugin.problem));
     }
   }
   if (scan.plugins.empty()) fmt::print("  (none; looked in {})\n", join(looked_in, ", "));
@@ -54,7 +59,11 @@ int list_checks_command(const RunCommandOptions& options) {
   for (const Check* check : registered_checks()) fmt::print("{:<16} {}\n", check->id(), check->title());
   fmt::print("\nSite plugins (check 'plugins'; docs/plugins.md):\n");
   list_plugins(*folders);
-  if (!(*policies)->empty()) fmt::print("\nActive policies (docs/policy-format.md):\n{}", policy::describe(**policies));
+  if (!(*policies)->empty()) {
+    // Policy names and reasons are the policy file's text: escaped, line breaks kept.
+    fmt::print("\nActive policies (docs/policy-format.md):\n{}",
+               displayable(policy::describe(**policies), std::string_view::npos, true));
+  }
   return 0;
 }
 

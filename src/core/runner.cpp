@@ -149,7 +149,11 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
     report.checks.push_back(run_check(*check, ctx));
   }
   // Site policies judge the same facts the checks used (issue 12).
-  if (with_policies) report.checks.push_back(policy::evaluate(*options.policies, ctx));
+  if (with_policies) {
+    auto judged = policy::evaluate(*options.policies, ctx);
+    for (auto& finding : judged.findings) make_displayable(finding);  // rule names and messages are the policy's text
+    report.checks.push_back(std::move(judged));
+  }
   // The GPU inventory: when GPUs exist or a GPU check ran (issue 3).
   const bool gpu_checks = std::any_of(checks.begin(), checks.end(), [](const Check* check) {
     return check->id() == "gpu-arch" || check->id() == "libraries";

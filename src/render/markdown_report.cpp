@@ -12,10 +12,14 @@ namespace {
 
 using render_support::xml_escape;
 
+// Every piece of text goes through here. Line breaks become spaces (a report
+// line stays one line); other control characters, which a hostile path, plugin
+// or policy could carry, become \xNN so they cannot act on a terminal that shows
+// the markdown.
 std::string one_line(std::string_view text) {
   std::string out(text);
   std::replace_if(out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
-  return out;
+  return displayable(out, std::string_view::npos, false);  // escaped, never cut: what is long is bounded upstream
 }
 
 // Inline text: every character CommonMark could read as markup is escaped.
@@ -48,10 +52,12 @@ std::string code_span(std::string_view text) {
 
 std::string code_block(const std::vector<std::string>& lines_of_code) {
   std::size_t longest = 2;
-  for (const auto& line : lines_of_code) longest = std::max(longest, longest_run(line, '`'));
+  std::vector<std::string> shown;
+  for (const auto& line : lines_of_code) shown.push_back(one_line(line));
+  for (const auto& line : shown) longest = std::max(longest, longest_run(line, '`'));
   const std::string fence(longest + 1, '`');
   std::string out = fence + "sh\n";
-  for (const auto& line : lines_of_code) out += line + "\n";
+  for (const auto& line : shown) out += line + "\n";
   return out + fence + "\n";
 }
 
@@ -91,7 +97,7 @@ void render_fix(std::string& out, const Fix& fix) {
 
 void render_finding(std::string& out, const Finding& finding, bool open) {
   out += open ? "<details open>\n" : "<details>\n";
-  out += fmt::format("<summary>{} <code>{}</code> {}</summary>\n\n", icon(finding.severity), xml_escape(finding.id),
+  out += fmt::format("<summary>{} <code>{}</code> {}</summary>\n\n", icon(finding.severity), xml_escape(one_line(finding.id)),
                      xml_escape(one_line(finding.summary)));
   if (!finding.detail.empty()) out += escape(finding.detail) + "\n\n";
   if (finding.accepted) out += fmt::format("*{}*\n\n", escape(render_support::acceptance_note(finding)));

@@ -11,6 +11,13 @@ namespace {
 
 constexpr std::size_t kWidth = 80;
 
+// Text from the machine, a snapshot, a plugin or a policy (paths, names, fix
+// texts, skip reasons) goes to a terminal: control characters become \xNN so a
+// hostile value cannot move the cursor or start a forged report line. Findings'
+// summary, detail and evidence are already made displayable by the runner.
+// Escaped, never cut: what can grow long is bounded where it is made.
+std::string shown(std::string_view text) { return displayable(text, std::string_view::npos, false); }
+
 struct Palette {
   Color color;
   [[nodiscard]] std::string paint(std::string_view text, fmt::text_style style) const {
@@ -72,21 +79,21 @@ std::string wrap(std::string_view text, std::size_t indent) {
 }
 
 void render_fix(std::string& out, const Fix& fix) {
-  out += wrap("Fix: " + fix.description, 6);
-  for (const auto& command : fix.commands) out += "        $ " + command + "\n";
+  out += wrap("Fix: " + shown(fix.description), 6);
+  for (const auto& command : fix.commands) out += "        $ " + shown(command) + "\n";
   std::vector<std::string> notes;
   if (fix.needs_root) notes.emplace_back("needs root");
   if (fix.needs_reboot) notes.emplace_back("then reboot");
   if (fix.needs_relogin) notes.emplace_back("then log out and back in");
   if (!notes.empty()) out += "        (" + join(notes, "; ") + ")\n";
-  if (!fix.verify.empty()) out += "      Verify: " + fix.verify + "\n";
+  if (!fix.verify.empty()) out += "      Verify: " + shown(fix.verify) + "\n";
 }
 
 void render_finding(std::string& out, const Finding& finding, const Palette& palette, Verbosity verbosity) {
   const std::string mark = palette.paint(mark_for(finding.severity), style_for(finding.severity));
-  out += "    " + mark + " " + finding.summary + "  " + palette.paint("(" + finding.id + ")", fmt::emphasis::faint) +
+  out += "    " + mark + " " + finding.summary + "  " + palette.paint("(" + shown(finding.id) + ")", fmt::emphasis::faint) +
          "\n";
-  if (finding.accepted) out += wrap(render_support::acceptance_note(finding), 6);
+  if (finding.accepted) out += wrap(shown(render_support::acceptance_note(finding)), 6);
   const bool full = verbosity == Verbosity::verbose || finding.severity >= Severity::warning;
   if (!full) return;
   if (!finding.detail.empty()) out += wrap(finding.detail, 6);
@@ -97,19 +104,21 @@ void render_finding(std::string& out, const Finding& finding, const Palette& pal
 }
 
 void render_check(std::string& out, const CheckResult& check, const Palette& palette, Verbosity verbosity) {
-  out += status_mark(check, palette) + " " + check.title;
-  if (check.status == CheckStatus::skipped) out += " (skipped: " + check.skipped_reason + ")";
+  out += status_mark(check, palette) + " " + shown(check.title);
+  if (check.status == CheckStatus::skipped) out += " (skipped: " + shown(check.skipped_reason) + ")";
   out += "\n";
   if (check.status == CheckStatus::internal_error) {
-    out += wrap("The check itself failed: " + check.internal_error + ". Other checks are not affected; please report this.", 4);
+    out += wrap("The check itself failed: " + shown(check.internal_error) +
+                    ". Other checks are not affected; please report this.",
+                4);
   }
   for (const auto& finding : check.findings) render_finding(out, finding, palette, verbosity);
 }
 
 std::string header(const Report& report) {
-  std::vector<std::string> parts = {"rocm-doctor " + report.tool_version, report.source};
-  if (!report.host.os.empty()) parts.push_back(report.host.os);
-  if (!report.host.kernel.empty()) parts.push_back("kernel " + report.host.kernel);
+  std::vector<std::string> parts = {"rocm-doctor " + shown(report.tool_version), shown(report.source)};
+  if (!report.host.os.empty()) parts.push_back(shown(report.host.os));
+  if (!report.host.kernel.empty()) parts.push_back("kernel " + shown(report.host.kernel));
   return join(parts, " · ") + "\n\n";
 }
 
@@ -119,7 +128,7 @@ std::string gpu_table(const Report& report) {
   if (it == report.sections.end() || !it->second.is_array() || it->second.empty()) return "";
   std::string out = "GPUs:\n";
   for (const auto& gpu : it->second) {
-    const auto text = [&](const char* key) { return gpu[key].is_string() ? gpu[key].get<std::string>() : std::string("?"); };
+    const auto text = [&](const char* key) { return gpu[key].is_string() ? shown(gpu[key].get<std::string>()) : std::string("?"); };
     std::string line = "  " + (gpu["index"].is_number() ? std::to_string(gpu["index"].get<int>()) : std::string("-")) +
                        "  " + text("pci_address") + "  " + text("gfx") + "  " + text("name");
     if (gpu["vram_total_bytes"].is_number() && !gpu["integrated"].get<bool>()) {
@@ -138,7 +147,8 @@ std::string policy_line(const Report& report) {
   if (it == report.sections.end() || !it->second.is_array() || it->second.empty()) return "";
   std::vector<std::string> names;
   for (const auto& policy : it->second) {
-    names.push_back(policy.value("name", std::string("?")) + " (" + policy.value("file", std::string("?")) + ")");
+    names.push_back(shown(policy.value("name", std::string("?"))) + " (" + shown(policy.value("file", std::string("?"))) +
+                    ")");
   }
   return "Policies: " + join(names, ", ") + "\n\n";
 }
