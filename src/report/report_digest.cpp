@@ -7,9 +7,32 @@
 #include <cerrno>
 #include <cstring>
 
+#include "rocm_doctor/text.h"
+
 namespace rocm_doctor {
 
 namespace {
+
+std::string shown(std::string_view text) { return displayable(text, std::string_view::npos, false); }
+
+std::map<std::string, std::string> shown(const std::map<std::string, std::string>& entries) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : entries) out[shown(key)] = shown(value);
+  return out;
+}
+
+// Reports come from other machines, and diff and fleet print what the digest
+// keeps: control characters become \xNN here, once, so a hostile report cannot
+// act on the terminal or start a line of its own.
+void make_displayable(ReportDigest& digest) {
+  for (auto* text : {&digest.hostname, &digest.generated_at, &digest.worst}) *text = shown(*text);
+  digest.versions = shown(digest.versions);
+  digest.check_status = shown(digest.check_status);
+  for (auto& finding : digest.findings) {
+    for (auto* text : {&finding.id, &finding.check, &finding.severity, &finding.summary}) *text = shown(*text);
+  }
+  for (auto& gpu : digest.gpus) gpu = shown(gpu);
+}
 
 // Reads a report with nlohmann's SAX interface and keeps only the digest's
 // fields: no document is built, so `fleet` over 10,000 reports spends its time
@@ -35,6 +58,7 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     digest.findings = std::move(findings_);
     digest.check_status = std::move(check_status_);
     digest.gpus = std::move(gpus_);
+    make_displayable(digest);
     return digest;
   }
 

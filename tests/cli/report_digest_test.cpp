@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "render/render.h"
+#include "rocm_doctor/text.h"
 #include "report/report_digest.h"
 #include "support/snapshot_builder.h"
 
@@ -14,10 +15,13 @@ namespace {
 
 using nlohmann::json;
 
+// Words as diff and fleet print them: control characters escaped.
+std::string shown(const std::string& text) { return displayable(text, std::string::npos, false); }
+
 std::string text(const json& object, const char* key) {
   if (!object.is_object()) return "";
   const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  return it != object.end() && it->is_string() ? shown(it->get<std::string>()) : std::string();
 }
 
 // The digest as the document says it: the reading the SAX handler must reproduce.
@@ -36,7 +40,7 @@ tl::expected<ReportDigest, std::string> document_digest(const std::string& input
   if (report.contains("tool")) digest.versions["rocm-doctor"] = text(report["tool"], "version");
   if (const auto it = report.find("versions"); it != report.end() && it->is_object()) {
     for (const auto& [key, value] : it->items()) {
-      if (value.is_string()) digest.versions[key] = value.get<std::string>();
+      if (value.is_string()) digest.versions[shown(key)] = shown(value.get<std::string>());
     }
   }
   if (const auto it = report.find("checks"); it != report.end() && it->is_array()) {
@@ -103,6 +107,9 @@ TEST(ReportDigest, OddShapesReadAsTheirDocument) {
       head + R"("checks": [{"id": "a", "findings": [{"id": "x"}]}], "checks": {"id": "b"}})",
       head + R"("gpus": [{"pci_address": "0000:03:00.0", "name": "MI300X", "gfx": "gfx942"}, 5, {"name": "n"}]})",
       head + R"("gpus": [{"gfx": ""}], "gpus": [{"pci_address": "p", "gfx": "gfx90a", "gfx": null}]})",
+      head + R"("host": {"hostname": "h\u001b[2J", "os": "a\nb"}, "versions": {"ro\u0007cm": "6\r"},)"
+             R"( "checks": [{"id": "c\t", "status": "ok", "findings": [{"id": "f", "summary": "x\u001b]0;t\u0007\nFORGED"}]}],)"
+             R"( "gpus": [{"pci_address": "p", "name": "n\u001b[31m"}]})",
       head + R"("schema": "other"})",
       R"({"schema": 5})",
       R"([{"schema": "rocm-doctor/report"}])",
@@ -112,6 +119,18 @@ TEST(ReportDigest, OddShapesReadAsTheirDocument) {
       "",
   };
   for (const auto& input : cases) expect_same(input, input);
+}
+
+// diff and fleet print the digest on a terminal: a report with escape sequences
+// and newlines in its words gives them back escaped, never raw.
+TEST(ReportDigest, ControlCharactersOfAReportAreEscaped) {
+  const auto got = parse_report_digest(
+      R"({"schema": "rocm-doctor/report", "host": {"hostname": "h\u001b[2J"},)"
+      R"( "checks": [{"id": "c", "status": "ok", "findings": [{"id": "f", "summary": "x\nFORGED"}]}]})");
+  ASSERT_TRUE(got) << got.error();
+  EXPECT_EQ(got->hostname, "h\\x1b[2J");
+  ASSERT_EQ(got->findings.size(), 1U);
+  EXPECT_EQ(got->findings[0].summary, "x\\x0aFORGED");
 }
 
 }  // namespace
