@@ -1,4 +1,5 @@
-// `topology`: pure parsers and judgements behind the topology check (tested with tables).
+// `topology`: pure parsers and judgements behind the topology check (topology_parse.cpp,
+// tested with tables).
 #pragma once
 
 #include <cstdint>
