@@ -41,7 +41,8 @@ void read_control_stanzas(std::string_view text, const std::function<void(const 
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
 // Machine text made safe to show in a report: control characters (all of them,
-// or all but newline and tab with keep_newlines) become \xNN, so a hostile value
+// or all but newline and tab with keep_newlines; C1 controls U+0080..U+009F
+// too, byte by byte) become \xNN, so a hostile value
 // cannot move a terminal's cursor or forge report lines, and text longer than
 // max_bytes is cut on a UTF-8 boundary with "... (N bytes in all)".
 std::string displayable(std::string_view text, std::size_t max_bytes, bool keep_newlines);

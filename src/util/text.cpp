@@ -162,15 +162,25 @@ std::string displayable(std::string_view text, std::size_t max_bytes, bool keep_
   }
   std::string out;
   out.reserve(cut + 32);
+  const auto escape = [&out](unsigned char byte) {
+    out += "\\x";
+    out += kHex[byte >> 4U];
+    out += kHex[byte & 0xfU];
+  };
   for (std::size_t i = 0; i < cut; ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
     const bool control = byte < 0x20 || byte == 0x7f;
-    if (!control || (keep_newlines && (byte == '\n' || byte == '\t'))) {
+    // U+0080..U+009F (UTF-8 C2 80..C2 9F) are the C1 controls: U+009B is a
+    // one-character ESC [ for terminals that honour it.
+    const auto next = i + 1 < cut ? static_cast<unsigned char>(text[i + 1]) : 0U;
+    if (byte == 0xc2 && next >= 0x80 && next <= 0x9f) {
+      escape(byte);
+      escape(static_cast<unsigned char>(next));
+      ++i;
+    } else if (!control || (keep_newlines && (byte == '\n' || byte == '\t'))) {
       out += static_cast<char>(byte);
     } else {
-      out += "\\x";
-      out += kHex[byte >> 4U];
-      out += kHex[byte & 0xfU];
+      escape(byte);
     }
   }
   if (cut < text.size()) out += "... (" + std::to_string(text.size()) + " bytes in all)";

@@ -58,6 +58,19 @@ TEST(Text, ClosestMatchSuggestsWithinDistance) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3U);
 }
 
+TEST(Text, DisplayableEscapesControlCharactersAndKeepsText) {
+  // C0 controls and DEL become \xNN; newline and tab only when asked to keep lines.
+  EXPECT_EQ(displayable("a\x1b[2Jb\x7f", 100, false), "a\\x1b[2Jb\\x7f");
+  EXPECT_EQ(displayable("a\nb\tc\r", 100, false), "a\\x0ab\\x09c\\x0d");
+  EXPECT_EQ(displayable("a\nb\tc\r", 100, true), "a\nb\tc\\x0d");
+  // C1 controls (U+009B is a one-character CSI) are escaped byte by byte; other UTF-8 stays.
+  EXPECT_EQ(displayable("x\xc2\x9b" "2Jy", 100, false), "x\\xc2\\x9b2Jy");
+  EXPECT_EQ(displayable("\xc2\x85", 100, true), "\\xc2\\x85");
+  EXPECT_EQ(displayable("caf\xc3\xa9 \xc2\xa0 \xe2\x9c\x93", 100, false), "caf\xc3\xa9 \xc2\xa0 \xe2\x9c\x93");
+  // Cut on a UTF-8 boundary, saying how long the text was.
+  EXPECT_EQ(displayable("ab\xe2\x9c\x93", 3, false), "ab... (5 bytes in all)");
+}
+
 TEST(Shell, QuotesOnlyWhatNeedsQuoting) {
   EXPECT_EQ(shell_quote("alice"), "alice");
   EXPECT_EQ(shell_quote("render,video"), "render,video");
