@@ -70,14 +70,10 @@ std::optional<Finding> igpu_finding(const Host& host, const std::vector<const Gp
   }
   if (!hidden) {
     const auto visible = gpu_list(discrete);
-    const auto home = [&] {
-      auto user = host.user_by_name(host.identity().user);
-      return user ? user->home : std::string("~");
-    }();
     finding.with_fix(make_fix(kCheckId, "Expose only the discrete GPU(s) to ROCm, now and for future logins",
                               {"export ROCR_VISIBLE_DEVICES=" + visible, "export HIP_VISIBLE_DEVICES=" + visible,
                                "echo " + shell_quote("export ROCR_VISIBLE_DEVICES=" + visible) + " >> " +
-                                   shell_quote(home + "/.profile")},
+                                   gpu_arch::profile_path(host)},
                               FixNeeds{.relogin = true}));
   }
   return finding;

@@ -61,6 +61,10 @@ void add_locations(Finding& finding, const std::vector<Location>& locations);
 
 // --- Fixes (gpu_arch_fixes.cpp) ---
 
+// The user's ~/.profile, ready for a command line: its path when the passwd entry names the
+// home folder, else "$HOME"/.profile for the shell to expand (a quoted '~' is not).
+std::string profile_path(const Host& host);
+
 // Commands that comment out every line setting the variable; `needs_root` turns
 // true when one of them is a system file.
 std::vector<std::string> removal_commands(const std::vector<Location>& locations, bool& needs_root);

@@ -6,16 +6,11 @@
 #include "rocm_doctor/shell.h"
 
 namespace rocm_doctor::gpu_arch {
-namespace {
 
-// The user's ~/.profile: its path when the passwd entry names the home
-// folder, else "$HOME"/.profile for the shell to expand (a quoted '~' is not).
 std::string profile_path(const Host& host) {
   const auto home = home_of(host);
   return home.empty() ? std::string("\"$HOME\"/.profile") : shell_quote(home + "/.profile");
 }
-
-}  // namespace
 
 // Commands that comment out every line setting the variable.
 std::vector<std::string> removal_commands(const std::vector<Location>& locations, bool& needs_root) {

@@ -159,10 +159,11 @@ std::optional<Finding> runtime_finding(const CheckContext& ctx, std::vector<Evid
   if (const auto library = find_librocdxg(ctx)) {
     const auto enabled = host.env(data().enable_variable);
     if (!enabled || *enabled != "1") {
-      const auto home = host.env("HOME").value_or("~");
+      // Without HOME the shell expands it (a quoted '~/.bashrc' would name a folder '~').
+      const auto home = host.env("HOME").value_or("");
+      const auto bashrc = home.empty() ? std::string("\"$HOME\"/.bashrc") : shell_quote(home + "/.bashrc");
       auto fix = make_fix(kCheckId, fmt::format("Set {}=1 for every session (then open a new shell)", data().enable_variable),
-                          {fmt::format("echo {} >> {}", shell_quote("export " + data().enable_variable + "=1"),
-                                       shell_quote(home + "/.bashrc"))});
+                          {fmt::format("echo {} >> {}", shell_quote("export " + data().enable_variable + "=1"), bashrc)});
       return make_finding("wsl.runtime-missing", Severity::error,
                           fmt::format("librocdxg is installed but {} is not set to 1", data().enable_variable))
           .because("The ROCm runtime looks for the WSL GPU through librocdxg only when this variable is 1; without it "

@@ -39,17 +39,33 @@ TEST(GpuArch, OverrideNeededGivesTheValueAndPersistsItInTheUsersProfile) {
 
 // Without a passwd entry the home folder is unknown: the shell expands $HOME
 // (a quoted '~/.profile' would create a file named '~' in the current folder).
-TEST(GpuArch, OverrideFixUsesHomeVariableWhenTheHomeFolderIsUnknown) {
+// A scenario replayed with an empty passwd file: the user's home folder is unknown.
+Report run_without_passwd(const std::string& name) {
   testing::TempDir copy;
-  const std::filesystem::path scenario = std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/gpu-rx6700xt-no-override";
+  const std::filesystem::path scenario = std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/" + name;
   std::filesystem::copy(scenario, copy.path(), std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
   std::ofstream(copy.path() / "root/etc/passwd", std::ios::trunc) << "";
   auto host = SnapshotHost::open(copy.path());
-  ASSERT_TRUE(host) << host.error();
-  const auto report = run_on(**host, {"gpu-arch"});
+  if (!host) throw std::runtime_error(host.error());
+  return run_on(**host, {"gpu-arch"});
+}
+
+TEST(GpuArch, OverrideFixUsesHomeVariableWhenTheHomeFolderIsUnknown) {
+  const auto report = run_without_passwd("gpu-rx6700xt-no-override");
   const auto* finding = find_finding(report, "gpu.override-needed");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->fixes[0].commands.back(), "echo 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' >> \"$HOME\"/.profile");
+}
+
+// The same for the integrated-GPU fix that persists ROCR_VISIBLE_DEVICES.
+TEST(GpuArch, IntegratedGpuFixUsesHomeVariableWhenTheHomeFolderIsUnknown) {
+  const auto report = run_without_passwd("gpu-apu-plus-rx7900xtx");
+  const auto* finding = find_finding(report, "gpu.igpu-present");
+  ASSERT_NE(finding, nullptr);
+  ASSERT_FALSE(finding->fixes.empty());
+  const auto& last = finding->fixes[0].commands.back();
+  EXPECT_TRUE(last.starts_with("echo 'export ROCR_VISIBLE_DEVICES=")) << last;
+  EXPECT_TRUE(last.ends_with(" >> \"$HOME\"/.profile")) << last;
 }
 
 TEST(GpuArch, InvalidOverrideNamesTheFileAndLine) {

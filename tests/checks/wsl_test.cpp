@@ -80,6 +80,20 @@ TEST(WslCheck, Wsl1HasNoDxg) {
   EXPECT_EQ(finding->fixes.at(0).commands.at(0), "wsl --set-version Ubuntu-20.04 2");
 }
 
+// The fix for librocdxg installed without its variable, with HOME set to `home`.
+std::string enable_variable_command(const std::string& home) {
+  auto b = wsl2();
+  b.env("HOME", home);
+  b.file("/opt/rocm-7.2.0/.info/version", "7.2.0-43\n");
+  b.symlink("/opt/rocm", "rocm-7.2.0");
+  b.file("/opt/rocm-7.2.0/lib/librocdxg.so", "");
+  auto host = b.open();
+  const auto report = run_on(*host, {"wsl"});
+  const auto* finding = find_finding(report, "wsl.runtime-missing");
+  if (finding == nullptr || finding->fixes.empty() || finding->fixes[0].commands.empty()) return "(no fix)";
+  return finding->fixes[0].commands[0];
+}
+
 TEST(WslCheck, RuntimeMissingAndEnableVariable) {
   auto b = wsl2();
   b.file("/opt/rocm-6.1.3/.info/version", "6.1.3-122\n");
@@ -90,15 +104,10 @@ TEST(WslCheck, RuntimeMissingAndEnableVariable) {
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->fixes.at(0).commands.at(0), "sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms");
 
-  auto c = wsl2();
-  c.file("/opt/rocm-7.2.0/.info/version", "7.2.0-43\n");
-  c.symlink("/opt/rocm", "rocm-7.2.0");
-  c.file("/opt/rocm-7.2.0/lib/librocdxg.so", "");
-  auto host2 = c.open();
-  report = run_on(*host2, {"wsl"});
-  finding = find_finding(report, "wsl.runtime-missing");
-  ASSERT_NE(finding, nullptr);
-  EXPECT_EQ(finding->fixes.at(0).commands.at(0), "echo 'export HSA_ENABLE_DXG_DETECTION=1' >> /home/alice/.bashrc");
+  EXPECT_EQ(enable_variable_command("/home/alice"),
+            "echo 'export HSA_ENABLE_DXG_DETECTION=1' >> /home/alice/.bashrc");
+  // Without HOME the shell that runs the fix expands it: a quoted '~' would not be.
+  EXPECT_EQ(enable_variable_command(""), "echo 'export HSA_ENABLE_DXG_DETECTION=1' >> \"$HOME\"/.bashrc");
 }
 
 TEST(WslCheck, UnsupportedGpuFromTheProbe) {
