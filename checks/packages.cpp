@@ -158,18 +158,6 @@ std::optional<RadeonRepo> parse_radeon_url(std::string_view url) {
   return repo;
 }
 
-std::optional<std::string> rocm_release_from_package_version(std::string_view version) {
-  auto upstream = trim(version);
-  if (const auto colon = upstream.find(':'); colon != std::string_view::npos) upstream = upstream.substr(colon + 1);
-  upstream = upstream.substr(0, upstream.find('-'));
-  const auto dot = upstream.rfind('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  const auto code = upstream.substr(dot + 1);
-  if (code.size() != 5 || !is_dotted_number(code)) return std::nullopt;
-  const auto number = parse_uint(code).value_or(0);
-  return std::to_string(number / 10000) + "." + std::to_string(number / 100 % 100) + "." + std::to_string(number % 100);
-}
-
 namespace {
 
 constexpr std::string_view kCheckId = "packages";
@@ -392,14 +380,14 @@ struct DriverRelease {
   std::string evidence_value;
 };
 
-std::optional<DriverRelease> driver_release(const Host& host, const DpkgDatabase& dpkg) {
+std::optional<DriverRelease> driver_release(const InstalledDriver& installed) {
   const auto& rules = driver_rules();
-  if (const auto version = host.read_trimmed("/sys/module/amdgpu/version"); version && !version->empty()) {
+  if (const auto& version = installed.module_version) {
     if (const auto release = rocm_release_of_driver(rules, *version)) {
       return DriverRelease{*release, "/sys/module/amdgpu/version", *version + " (the driver of ROCm " + *release + ")"};
     }
   }
-  if (const auto version = dpkg.installed_version("amdgpu-dkms")) {
+  if (const auto& version = installed.dkms_package_version) {
     if (const auto release = rocm_release_from_package_version(*version)) {
       return DriverRelease{*release, std::string(DpkgDatabase::kStatusPath), "amdgpu-dkms " + *version};
     }
@@ -445,7 +433,7 @@ class PackagesCheck final : public Check {
     const auto& dpkg = ctx.fact<DpkgDatabase>();
     std::vector<Finding> findings;
     if (auto finding = install_broken(dpkg)) findings.push_back(std::move(*finding));
-    const auto driver = driver_release(host, dpkg);
+    const auto driver = driver_release(ctx.fact<InstalledDriver>());
     std::optional<std::string> driver_rocm;
     if (driver && split(driver->release, '.').size() == 3) driver_rocm = driver->release;  // x.y.z from the package
     for (auto& finding : repo_findings(host, install, driver_rocm)) findings.push_back(std::move(finding));

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rocm_doctor/facts/amdgpu_driver.h"
+
 namespace rocm_doctor::packages {
 
 // One repository entry, whatever file format it came from.
@@ -36,8 +38,7 @@ struct RadeonRepo {
 };
 std::optional<RadeonRepo> parse_radeon_url(std::string_view url);
 
-// "1:6.8.5.60204-2041575.22.04" -> "6.2.4" (AMD encodes the ROCm release in the last
-// component of the upstream version); nullopt when it does not.
-std::optional<std::string> rocm_release_from_package_version(std::string_view version);
+// The dkms package version decoder lives with the driver rules.
+using amdgpu_driver::rocm_release_from_package_version;
 
 }  // namespace rocm_doctor::packages

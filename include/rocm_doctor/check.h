@@ -51,6 +51,15 @@ class FactCache {
     return *static_cast<const T*>(it->second.get());
   }
 
+  // The fact when a check already computed it, else null: for the report's
+  // summaries, which must not read anything the checks did not.
+  template <typename T>
+  const T* find() const {
+    std::lock_guard lock(mutex_);
+    auto it = facts_.find(std::type_index(typeid(T)));
+    return it == facts_.end() ? nullptr : static_cast<const T*>(it->second.get());
+  }
+
  private:
   mutable std::recursive_mutex mutex_;
   mutable std::unordered_map<std::type_index, std::shared_ptr<void>> facts_;
@@ -66,6 +75,12 @@ class CheckContext {
   template <typename T>
   [[nodiscard]] const T& fact() const {
     return facts_.get<T>(*this);
+  }
+
+  // Null unless some check (or policy) already asked for fact<T>().
+  template <typename T>
+  [[nodiscard]] const T* computed_fact() const {
+    return facts_.find<T>();
   }
 
  private:

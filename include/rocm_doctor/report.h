@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,9 @@ struct Report {
   std::string generated_at;  // RFC 3339, UTC
   std::string source;        // "live" or "snapshot"
   HostSummary host;
+  // The versions that matter at a glance ("rocm" -> "6.2.4", "amdgpu" -> "6.8.5"),
+  // in display order; a key is absent when unknown (docs/report-format.md#versions).
+  std::vector<std::pair<std::string, std::string>> versions;
   std::vector<CheckResult> checks;
   // Extra top-level sections contributed by later stages (e.g. "gpus").
   std::map<std::string, nlohmann::ordered_json> sections;

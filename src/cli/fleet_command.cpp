@@ -159,7 +159,7 @@ std::string render_text(const Fleet& fleet, bool markdown) {
     for (const auto& [key, values] : fleet.versions) {
       std::vector<std::string> parts;
       for (const auto& [value, count] : values) parts.push_back(fmt::format("{} ({})", value, count));
-      out += fmt::format("  {:<12} {}\n", key, join(parts, ", "));
+      out += fmt::format("  {:<14} {}\n", key, join(parts, ", "));
     }
     if (!fleet.gpus.empty()) {
       out += "\nGPUs:\n";

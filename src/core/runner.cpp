@@ -7,6 +7,7 @@
 #include <ctime>
 #include <set>
 
+#include "core/report_versions.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/policy.h"
 #include "rocm_doctor/system_facts.h"
@@ -163,6 +164,12 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
     if (gpu_checks || !inventory.gpus.empty()) report.sections["gpus"] = inventory.to_json();
   } catch (const std::exception& error) {
     spdlog::error("GPU inventory failed: {}", error.what());
+  }
+  // After the checks and policies: it only reads the facts they computed.
+  try {
+    report.versions = collect_versions(ctx, checks);
+  } catch (const std::exception& error) {
+    spdlog::error("versions failed: {}", error.what());
   }
   if (with_policies) policy::apply_to_report(*options.policies, report);
   return report;

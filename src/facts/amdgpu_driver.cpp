@@ -1,10 +1,12 @@
 #include "rocm_doctor/facts/amdgpu_driver.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
+#include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
 
@@ -13,6 +15,29 @@ std::string_view data_amdgpu_driver();
 }  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::amdgpu_driver {
+
+InstalledDriver InstalledDriver::collect(const CheckContext& ctx) {
+  InstalledDriver driver;
+  if (auto version = ctx.host().read_trimmed("/sys/module/amdgpu/version"); version && !version->empty()) {
+    driver.module_version = std::move(*version);
+  }
+  driver.dkms_package_version = ctx.fact<DpkgDatabase>().installed_version("amdgpu-dkms");
+  return driver;
+}
+
+std::optional<std::string> rocm_release_from_package_version(std::string_view version) {
+  auto upstream = trim(version);
+  if (const auto colon = upstream.find(':'); colon != std::string_view::npos) upstream = upstream.substr(colon + 1);
+  upstream = upstream.substr(0, upstream.find('-'));
+  const auto dot = upstream.rfind('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const auto code = upstream.substr(dot + 1);
+  if (code.size() != 5 || !std::all_of(code.begin(), code.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+    return std::nullopt;
+  }
+  const auto number = parse_uint(code).value_or(0);
+  return std::to_string(number / 10000) + "." + std::to_string(number / 100 % 100) + "." + std::to_string(number % 100);
+}
 
 std::string major_minor(std::string_view version) {
   const auto parts = split(version.substr(0, version.find('-')), '.');

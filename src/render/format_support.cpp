@@ -136,6 +136,27 @@ std::string summary_line(const Report& report) {
   return join(parts, ", ");
 }
 
+std::vector<std::string> version_phrases(const Report& report) {
+  const auto value = [&report](std::string_view key) -> std::string {
+    for (const auto& [name, text] : report.versions) {
+      if (name == key) return text;
+    }
+    return "";
+  };
+  std::vector<std::string> phrases;
+  if (const auto rocm = value("rocm"); !rocm.empty()) {
+    phrases.push_back("ROCm " + rocm + (value("rocm_packaging") == "distribution" ? " (distribution)" : ""));
+  }
+  const auto hip = value("hip");
+  if (const auto shown = hip.empty() ? value("hip_runtime") : hip; !shown.empty()) phrases.push_back("HIP " + shown);
+  // The dkms package's version when no out-of-tree module is loaded: say which.
+  if (const auto amdgpu = value("amdgpu"); !amdgpu.empty()) {
+    phrases.push_back((value("amdgpu_source") == "module" ? "amdgpu " : "amdgpu-dkms ") + amdgpu);
+  }
+  if (const auto torch = value("torch"); !torch.empty()) phrases.push_back("torch " + torch);
+  return phrases;
+}
+
 std::optional<long long> parse_rfc3339(std::string_view text) {
   std::tm tm{};
   int year = 0;

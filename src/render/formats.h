@@ -67,6 +67,9 @@ std::string xml_escape(std::string_view text);  // also for HTML text and attrib
 std::string acceptance_note(const Finding& finding);
 // Finding severity counts as "worst" words: "2 errors, 1 warning".
 std::string summary_line(const Report& report);
+// The report's `versions` as short phrases for a header line, unescaped:
+// {"ROCm 6.2.4", "HIP 6.2.41134", "amdgpu 6.8.5", "torch 2.5.1+rocm6.2"}; empty when none.
+std::vector<std::string> version_phrases(const Report& report);
 // RFC 3339 "2026-11-30T07:00:00Z" -> seconds since the epoch.
 std::optional<long long> parse_rfc3339(std::string_view text);
 

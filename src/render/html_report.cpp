@@ -174,6 +174,9 @@ std::string render_html(const Report& report) {
   facts.push_back("rocm-doctor " + xml_escape(report.tool_version) + ", " + xml_escape(report.source) + ", " +
                   xml_escape(report.generated_at));
   page.add(join(facts, " · ") + "</p>\n");
+  std::vector<std::string> versions;
+  for (const auto& phrase : render_support::version_phrases(report)) versions.push_back(xml_escape(phrase));
+  if (!versions.empty()) page.add("<p class=\"meta\" id=\"versions\">" + join(versions, " · ") + "</p>\n");
   page.add(fmt::format("<p class=\"summary {}\" id=\"summary\">{}</p>\n", severity_class(worst),
                        xml_escape(render_support::summary_line(report))));
   render_gpus(page, render_support::gpu_rows(report));

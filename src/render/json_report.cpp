@@ -42,6 +42,12 @@ Json check_to_json(const CheckResult& check) {
   return result;
 }
 
+Json versions_to_json(const Report& report) {
+  Json versions = Json::object();
+  for (const auto& [key, value] : report.versions) versions[key] = value;
+  return versions;
+}
+
 }  // namespace
 
 nlohmann::ordered_json report_to_json(const Report& report) {
@@ -62,6 +68,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
         {"kernel", report.host.kernel},
         {"container", report.host.container.empty() ? Json(nullptr) : Json(report.host.container)},
         {"wsl", report.host.wsl}}},
+      {"versions", versions_to_json(report)},
       {"summary",
        {{"ok", counts.ok},
         {"info", counts.info},

@@ -145,6 +145,9 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
   facts.push_back("rocm-doctor " + escape(report.tool_version) + " (" + escape(report.source) + ", " +
                   escape(report.generated_at) + ")");
   out += join(facts, " · ") + "\n\n";
+  std::vector<std::string> versions;
+  for (const auto& phrase : render_support::version_phrases(report)) versions.push_back(escape(phrase));
+  if (!versions.empty()) out += join(versions, " · ") + "\n\n";
   render_gpus(out, report);
 
   bool any = false;

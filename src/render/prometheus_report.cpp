@@ -69,6 +69,14 @@ std::string render_prometheus(const Report& report) {
   w.sample("rocm_doctor_info", {{"version", report.tool_version}, {"source", report.source},
                                 {"os", report.host.os}, {"kernel", report.host.kernel}}, 1);
 
+  if (!report.versions.empty()) {
+    w.family("rocm_doctor_versions_info", "gauge",
+             "Versions of the ROCm stack: the report's versions section as labels (always 1).");
+    Labels versions;
+    for (const auto& [key, value] : report.versions) versions.emplace_back(key, value);
+    w.sample("rocm_doctor_versions_info", versions, 1);
+  }
+
   const auto rows = render_support::gpu_rows(report);
   w.family("rocm_doctor_gpus", "gauge", "AMD GPUs found on PCI.");
   w.sample("rocm_doctor_gpus", {}, static_cast<double>(rows.size()));

@@ -119,7 +119,11 @@ std::string header(const Report& report) {
   std::vector<std::string> parts = {"rocm-doctor " + shown(report.tool_version), shown(report.source)};
   if (!report.host.os.empty()) parts.push_back(shown(report.host.os));
   if (!report.host.kernel.empty()) parts.push_back("kernel " + shown(report.host.kernel));
-  return join(parts, " · ") + "\n\n";
+  std::string out = join(parts, " · ") + "\n";
+  std::vector<std::string> versions;
+  for (const auto& phrase : render_support::version_phrases(report)) versions.push_back(shown(phrase));
+  if (!versions.empty()) out += join(versions, " · ") + "\n";
+  return out + "\n";
 }
 
 // One line per GPU from the report's `gpus` section (issue 3).

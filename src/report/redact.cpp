@@ -285,6 +285,7 @@ void Redactor::apply(Report& report) {
   fix(report.host.hostname);
   fix(report.host.os);
   fix(report.host.kernel);
+  for (auto& [key, value] : report.versions) fix(value);  // rocm_prefix may be under a home folder
   for (auto& check : report.checks) {
     fix(check.skipped_reason);
     fix(check.internal_error);

@@ -1,6 +1,7 @@
 // `diff` between two reports and `fleet` over many.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -58,6 +59,23 @@ TEST(Diff, FindingsAppearedDisappearedAndVersionsChanged) {
   EXPECT_FALSE(parsed["appeared"].empty());
 }
 
+TEST(Diff, ReportsAChangedROCmRelease) {
+  testing::TempDir folder;
+  const auto before = report_of("gpu-mi250x-x4");   // ROCm 6.0.2
+  const auto after = report_of("gpu-mi300x-x8");    // ROCm 6.2.4
+  ASSERT_EQ(before["versions"]["rocm"], "6.0.2") << before["versions"];
+  ASSERT_EQ(after["versions"]["rocm"], "6.2.4") << after["versions"];
+  const auto a = save(folder.path() / "a.json", before);
+  const auto b = save(folder.path() / "b.json", after);
+  const auto text = run_doctor({"diff", a.string(), b.string()});
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_NE(text.out.find("  rocm: 6.0.2 -> 6.2.4\n"), std::string::npos) << text.out;
+  const auto json = nlohmann::json::parse(run_doctor({"diff", a.string(), b.string(), "--format", "json"}).out);
+  const nlohmann::json rocm = {{"id", "rocm"}, {"before", "6.0.2"}, {"after", "6.2.4"}};
+  const auto& changed = json["versions_changed"];
+  EXPECT_NE(std::find(changed.begin(), changed.end(), rocm), changed.end()) << changed;
+}
+
 TEST(Diff, UnreadableReportIsAUsageError) {
   testing::TempDir folder;
   std::ofstream(folder.path() / "bad.json") << "{";
@@ -106,6 +124,25 @@ TEST(Fleet, CountsFindingsGroupsNodesAndVersionSpread) {
               0);
     EXPECT_EQ(testing::run_tool({cmark, file.string()}).exit_code, 0);
   }
+}
+
+TEST(Fleet, ShowsTheSpreadOfROCmReleasesAndDrivers) {
+  testing::TempDir folder;
+  const auto older = report_of("gpu-mi250x-x4");         // ROCm 6.0.2, amdgpu 6.3.6
+  const auto newer = report_of("env-healthy-settings");  // ROCm 6.2.4, amdgpu 6.8.5
+  for (int i = 0; i < 5; ++i) {
+    auto report = i < 2 ? older : newer;
+    report["host"]["hostname"] = fmt::format("node{}", i);
+    save(folder.path() / fmt::format("node{}.json", i), report);
+  }
+  const auto json = run_doctor({"fleet", folder.path().string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto versions = nlohmann::json::parse(json.out)["versions"];
+  EXPECT_EQ(versions["rocm"], (nlohmann::json{{"6.0.2", 2}, {"6.2.4", 3}})) << versions;
+  EXPECT_EQ(versions["amdgpu"], (nlohmann::json{{"6.3.6", 2}, {"6.8.5", 3}})) << versions;
+  EXPECT_EQ(versions["amdgpu_rocm"], (nlohmann::json{{"6.0", 2}, {"6.2", 3}})) << versions;
+  const auto text = run_doctor({"fleet", folder.path().string()});
+  EXPECT_NE(text.out.find("  rocm           6.0.2 (2), 6.2.4 (3)\n"), std::string::npos) << text.out;
 }
 
 TEST(Fleet, NoReadableReportIsAUsageError) {

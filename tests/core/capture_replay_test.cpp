@@ -37,6 +37,8 @@ TEST(CaptureReplay, ReplayOfAFreshCaptureGivesTheLiveFindings) {
   ASSERT_EQ(replay.exit_code, live.exit_code) << replay.err;
   EXPECT_EQ(findings_of(replay.out), findings_of(live.out));
   EXPECT_EQ(nlohmann::json::parse(replay.out)["source"], "snapshot");
+  // The versions come from what the checks read, which the capture recorded.
+  EXPECT_EQ(nlohmann::json::parse(replay.out)["versions"], nlohmann::json::parse(live.out)["versions"]);
 }
 
 TEST(CaptureReplay, SnapshotHoldsOnlyWhatTheChecksRead) {

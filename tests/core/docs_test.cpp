@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/explain.h"
+#include "core/report_versions.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/policy.h"
@@ -89,6 +90,29 @@ TEST(Docs, EveryPolicyRuleIsExplained) {
     ASSERT_TRUE(text) << "docs/checks.md has no '### " << id << "' section";
     EXPECT_NE(text->find("Severity:"), std::string::npos) << id << " does not state its severity";
   }
+}
+
+// The rows of docs/report-format.md's `## versions` table, by key.
+std::set<std::string> documented_version_keys() {
+  std::ifstream stream(std::string(ROCM_DOCTOR_SOURCE_DIR) + "/docs/report-format.md");
+  std::stringstream text;
+  text << stream.rdbuf();
+  const auto page = text.str();
+  const auto start = page.find("\n## versions\n");
+  const auto end = page.find("\n## ", start + 1);
+  const auto section = page.substr(start, end - start);
+  std::set<std::string> keys;
+  const std::regex row(R"(\n\| `([a-z_]+)` \|)");
+  for (auto it = std::sregex_iterator(section.begin(), section.end(), row); it != std::sregex_iterator(); ++it) {
+    keys.insert((*it)[1]);
+  }
+  return keys;
+}
+
+TEST(Docs, EveryVersionKeyIsDocumentedAndNoOther) {
+  std::set<std::string> keys;
+  for (const auto key : version_keys()) keys.emplace(key);
+  EXPECT_EQ(documented_version_keys(), keys);
 }
 
 TEST(Docs, FindSectionStopsAtTheNextHeadingOfTheSameLevel) {

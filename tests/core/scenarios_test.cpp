@@ -1,10 +1,12 @@
 // Replays every folder under tests/scenarios/ and compares with its expected.json.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "core/report_versions.h"
 #include "rocm_doctor/policy.h"
 #include "support/snapshot_builder.h"
 
@@ -89,6 +91,16 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
   }
   for (const auto& id : expectation.value("absent", std::vector<std::string>{})) {
     EXPECT_FALSE(produced.contains(id)) << "unexpected finding " << id;
+  }
+  // The report's `versions`, exactly, when the scenario states them (`{}`: none known).
+  if (const auto it = expectation.find("versions"); it != expectation.end()) {
+    const std::map<std::string, std::string> versions(report.versions.begin(), report.versions.end());
+    const auto want = it->get<std::map<std::string, std::string>>();
+    EXPECT_EQ(versions, want) << "versions";
+  }
+  for (const auto& [key, value] : report.versions) {
+    EXPECT_NE(std::find(version_keys().begin(), version_keys().end(), key), version_keys().end()) << "undocumented " << key;
+    EXPECT_FALSE(value.empty() || value == "unknown") << key;
   }
   const auto declared = declared_finding_ids();
   for (const auto& finding : all_findings(report)) {

@@ -9,7 +9,22 @@
 #include <string_view>
 #include <vector>
 
+#include "rocm_doctor/check.h"
+
 namespace rocm_doctor::amdgpu_driver {
+
+// The amdgpu kernel driver this machine has, as the checks read it once per run
+// (ctx.fact<InstalledDriver>()): shared by the packages check (driver skew) and
+// the report's `versions`.
+struct InstalledDriver {
+  // /sys/module/amdgpu/version: present (non-empty) only while an out-of-tree
+  // amdgpu-dkms module is loaded ("6.8.5"); the in-tree driver has none.
+  std::optional<std::string> module_version;
+  // dpkg's Version: of the installed amdgpu-dkms package ("1:6.8.5.60204-2041575.22.04").
+  std::optional<std::string> dkms_package_version;
+
+  static InstalledDriver collect(const CheckContext& ctx);
+};
 
 enum class Compatibility { supported, unsupported, unknown };
 
@@ -32,6 +47,10 @@ const DriverRules& driver_rules();  // compiled in
 
 // "6.8.5" (or "6.8.5-2009582.22.04") -> the ROCm release its amdgpu-dkms shipped with ("6.2").
 std::optional<std::string> rocm_release_of_driver(const DriverRules& rules, std::string_view amdgpu_version);
+
+// "1:6.8.5.60204-2041575.22.04" -> "6.2.4" (AMD encodes the ROCm release in the last
+// component of the upstream version); nullopt when it does not.
+std::optional<std::string> rocm_release_from_package_version(std::string_view version);
 
 // "6.2.4" -> "6.2"; "30.10" stays.
 std::string major_minor(std::string_view version);
