@@ -50,7 +50,10 @@ inline std::vector<std::string> stderr_lines(const nlohmann::json& outcome, std:
     }
     start = end + 1;
     if (line.empty() || line.rfind("rocm-doctor-probe: ", 0) == 0) continue;
-    if (line.size() > 200) line = line.substr(0, 197) + "...";
+    if (line.size() > 200) {
+      line.resize(197);
+      line += "...";
+    }
     lines.push_back(std::move(line));
   }
   if (lines.size() > max_lines) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(max_lines));
