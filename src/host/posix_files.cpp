@@ -33,6 +33,10 @@ EntryType entry_type_from_mode(unsigned mode) {
   return EntryType::other;
 }
 
+HostError too_large_error(std::string_view path, std::size_t max_bytes) {
+  return HostError{HostErrorKind::too_large, std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes"};
+}
+
 FileDescriptor::~FileDescriptor() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -54,8 +58,7 @@ HostResult<std::string> read_descriptor(int fd, std::string_view shown_path, std
     }
     if (got == 0) break;
     if (content.size() + static_cast<std::size_t>(got) > max_bytes) {
-      return tl::unexpected(HostError{HostErrorKind::too_large, std::string(shown_path) + ": larger than " +
-                                                                    std::to_string(max_bytes) + " bytes"});
+      return tl::unexpected(too_large_error(shown_path, max_bytes));
     }
     content.append(chunk, static_cast<std::size_t>(got));
   }

@@ -15,6 +15,8 @@ namespace rocm_doctor {
 HostError host_error_from_errno(int error_number, std::string_view path);
 // Converts st_mode's file type bits.
 EntryType entry_type_from_mode(unsigned mode);
+// The answer for a file over a reader's bound, in every host's words.
+HostError too_large_error(std::string_view path, std::size_t max_bytes);
 
 // Closes the descriptor it owns.
 class FileDescriptor {

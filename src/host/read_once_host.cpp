@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host/posix_files.h"
+
 namespace rocm_doctor {
 
 template <typename T, typename Ask, typename Keep>
@@ -29,10 +31,7 @@ HostResult<std::string> ReadOnceHost::read_file(std::string_view path, std::size
         if (result) return result->size() <= kKeptFileLimit;
         return result.error().kind != HostErrorKind::too_large;  // depends on the bound
       });
-  if (answer && answer->size() > max_bytes) {
-    return tl::unexpected(HostError{HostErrorKind::too_large,
-                                    std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes"});
-  }
+  if (answer && answer->size() > max_bytes) return tl::unexpected(too_large_error(path, max_bytes));
   return answer;
 }
 

@@ -174,10 +174,7 @@ HostResult<std::string> SnapshotHost::read_file(std::string_view path, std::size
   if (!S_ISREG(file->mode)) {
     return tl::unexpected(HostError{HostErrorKind::io, std::string(path) + ": not a regular file in the snapshot"});
   }
-  if (file->size > max_bytes) {
-    return tl::unexpected(HostError{HostErrorKind::too_large,
-                                    std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes"});
-  }
+  if (file->size > max_bytes) return tl::unexpected(too_large_error(path, max_bytes));
   const FileDescriptor fd(::open(file->path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (fd.get() < 0) return tl::unexpected(host_error_from_errno(errno, path));
   return read_descriptor(fd.get(), path, max_bytes, static_cast<std::size_t>(file->size));
