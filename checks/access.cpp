@@ -3,9 +3,9 @@
 // group database says whether a missing gid needs `usermod` or a new login.
 #include "access.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/system_facts.h"
@@ -95,8 +95,8 @@ Evidence identity_evidence(const Identity& identity) {
   std::vector<std::string> gids;
   for (const auto gid : identity.groups) gids.push_back(std::to_string(gid));
   const auto user = identity.user.empty() ? std::string("(no user name)") : identity.user;
-  return {"process identity", fmt::format("user {} uid {} gid {} groups [{}]", user, identity.uid, identity.gid,
-                                          join(gids, ", "))};
+  return {"process identity",
+          fmt::format("user {} uid {} gid {} groups [{}]", user, identity.uid, identity.gid, join(gids, ", "))};
 }
 
 std::vector<const NodeReport*> select(const std::vector<NodeReport>& reports, auto predicate) {
@@ -180,8 +180,8 @@ Finding relogin_finding(const std::vector<const NodeReport*>& reports, const Sub
   const auto labels = group_labels(reports);
   auto finding =
       make_finding("access.relogin-required", Severity::error,
-                   fmt::format("{} was added to {} but this session does not have the group yet",
-                               subject.identity.user, join(labels, ", ")))
+                   fmt::format("{} was added to {} but this session does not have the group yet", subject.identity.user,
+                               join(labels, ", ")))
           .because(fmt::format(
               "The group database already lists {} in {} (the `sudo usermod` already happened), but a process "
               "keeps the groups it had when the session started: the running one lacks them, so it cannot open {}.",
@@ -231,12 +231,13 @@ Finding acl_finding(const std::vector<const NodeReport*>& reports, const Subject
                                     [](const auto* report) { return report->verdict.outcome == Outcome::granted; });
   auto finding =
       make_finding("access.acl-only", Severity::info,
-                   measured ? fmt::format("Access to {} comes from a POSIX ACL, not from a group", paths_of(reports))
-                            : fmt::format("{} may be reachable only through a POSIX ACL (not measured)",
-                                          paths_of(reports)))
-          .because("The desktop (systemd-logind) grants the user at the local seat access to GPU nodes with an ACL "
-                   "(the '+' of ls -l). SSH sessions, cron jobs, services and containers do not get it, and it ends "
-                   "at logout: ROCm works in the desktop session only.");
+                   measured
+                       ? fmt::format("Access to {} comes from a POSIX ACL, not from a group", paths_of(reports))
+                       : fmt::format("{} may be reachable only through a POSIX ACL (not measured)", paths_of(reports)))
+          .because(
+              "The desktop (systemd-logind) grants the user at the local seat access to GPU nodes with an ACL "
+              "(the '+' of ls -l). SSH sessions, cron jobs, services and containers do not get it, and it ends "
+              "at logout: ROCm works in the desktop session only.");
   for (const auto* report : reports) finding.evidence.push_back(node_evidence(*report, subject.identity));
   std::vector<const NodeReport*> unconfigured;
   for (const auto* report : reports) {
@@ -254,11 +255,10 @@ Finding acl_finding(const std::vector<const NodeReport*>& reports, const Subject
 Finding ok_finding(const std::vector<NodeReport>& reports, const Subject& subject) {
   const auto renders = reports.size() - 1;
   const auto what = fmt::format("/dev/kfd and {} render node{}", renders, renders == 1 ? "" : "s");
-  auto finding =
-      make_finding("access.ok", Severity::ok,
-                   subject.identity.uid == 0 ? "Running as root: " + what + " are open to this process"
-                                             : "This process can open " + what + " for read/write")
-          .because("ROCm opens /dev/kfd and the render node of every GPU it uses.");
+  auto finding = make_finding("access.ok", Severity::ok,
+                              subject.identity.uid == 0 ? "Running as root: " + what + " are open to this process"
+                                                        : "This process can open " + what + " for read/write")
+                     .because("ROCm opens /dev/kfd and the render node of every GPU it uses.");
   finding.evidence.push_back(identity_evidence(subject.identity));
   for (const auto& report : reports) finding.evidence.push_back(node_evidence(report, subject.identity));
   return finding;
@@ -268,8 +268,10 @@ std::vector<Finding> findings_for(const std::vector<NodeReport>& reports, const 
   const auto denied = [](const NodeReport& r) { return r.verdict.outcome == Outcome::denied; };
   const auto kfd = select(reports, [&](const auto& r) { return denied(r) && r.path == kKfd; });
   const auto render = select(reports, [&](const auto& r) { return denied(r) && r.path != kKfd; });
-  const auto missing = select(reports, [&](const auto& r) { return denied(r) && r.verdict.cause == Cause::group_missing; });
-  const auto relogin = select(reports, [&](const auto& r) { return denied(r) && r.verdict.cause == Cause::relogin_required; });
+  const auto missing =
+      select(reports, [&](const auto& r) { return denied(r) && r.verdict.cause == Cause::group_missing; });
+  const auto relogin =
+      select(reports, [&](const auto& r) { return denied(r) && r.verdict.cause == Cause::relogin_required; });
   const auto acl = select(reports, [](const auto& r) { return r.verdict.via_acl; });
   std::vector<Finding> findings;
   if (!kfd.empty()) {
@@ -285,7 +287,8 @@ std::vector<Finding> findings_for(const std::vector<NodeReport>& reports, const 
   if (!missing.empty()) findings.push_back(group_missing_finding(missing, subject));
   if (!relogin.empty()) findings.push_back(relogin_finding(relogin, subject));
   if (!acl.empty()) findings.push_back(acl_finding(acl, subject));
-  if (std::all_of(reports.begin(), reports.end(), [](const auto& r) { return r.verdict.outcome == Outcome::granted; })) {
+  if (std::all_of(reports.begin(), reports.end(),
+                  [](const auto& r) { return r.verdict.outcome == Outcome::granted; })) {
     findings.push_back(ok_finding(reports, subject));
   }
   return findings;
@@ -297,8 +300,12 @@ class AccessCheck final : public Check {
   std::string_view title() const override { return "GPU device access"; }
   int order() const override { return 30; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"access.ok", "access.kfd-denied", "access.render-denied", "access.group-missing",
-            "access.relogin-required", "access.acl-only"};
+    return {"access.ok",
+            "access.kfd-denied",
+            "access.render-denied",
+            "access.group-missing",
+            "access.relogin-required",
+            "access.acl-only"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {

@@ -3,9 +3,9 @@
 // seccomp and driver/image versions fit what ROCm's container guide expects?
 #include "container.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
@@ -36,9 +36,12 @@ std::optional<std::uint64_t> parse_shm_size(std::string_view proc_mounts) {
       std::uint64_t unit = 1;
       if (!value.empty()) {
         switch (value.back()) {
-          case 'k': case 'K': unit = 1024ULL; break;
-          case 'm': case 'M': unit = 1024ULL * 1024; break;
-          case 'g': case 'G': unit = 1024ULL * 1024 * 1024; break;
+          case 'k':
+          case 'K': unit = 1024ULL; break;
+          case 'm':
+          case 'M': unit = 1024ULL * 1024; break;
+          case 'g':
+          case 'G': unit = 1024ULL * 1024 * 1024; break;
           default: break;
         }
         if (unit != 1) value.remove_suffix(1);
@@ -146,7 +149,8 @@ Runtime describe_runtime(const Host& host, const std::string& kind) {
     if (const auto it = values.find("rootless"); it != values.end() && it->second == "1") runtime.rootless = true;
     if (const auto it = values.find("image"); it != values.end()) runtime.image = it->second;
   }
-  if (auto value = host.env("KUBERNETES_SERVICE_HOST")) runtime.evidence.push_back({"env KUBERNETES_SERVICE_HOST", *value});
+  if (auto value = host.env("KUBERNETES_SERVICE_HOST"))
+    runtime.evidence.push_back({"env KUBERNETES_SERVICE_HOST", *value});
   if (host.exists("/var/run/secrets/kubernetes.io/serviceaccount")) {
     runtime.evidence.push_back({"/var/run/secrets/kubernetes.io/serviceaccount", "present"});
   }
@@ -183,15 +187,15 @@ Fix kubernetes_fix(const std::string& group_flags, bool only_groups) {
   std::vector<std::string> commands;
   if (!only_groups) commands = {shell_command({"kubectl", "create", "-f", data().plugin_manifest})};
   commands.push_back("kubectl get nodes -o custom-columns=NAME:.metadata.name,GPUS:.status.allocatable.amd\\.com/gpu");
-  return make_fix(kCheckId,
-                  only_groups
-                      ? "Give the pod the numeric group of the device nodes: spec.securityContext.supplementalGroups: [" +
-                            group_flags + "] (a group name cannot be used there). Run on a machine with kubectl access:"
-                      : "Deploy AMD's GPU device plugin on the cluster (it needs the amdgpu driver on every GPU node) "
-                        "and request the GPUs in the container spec: resources: limits: amd.com/gpu: 1 (GPUs go in "
-                        "limits only). The plugin then passes /dev/kfd and the GPU's /dev/dri nodes in. Run on a "
-                        "machine with kubectl access:",
-                  std::move(commands));
+  return make_fix(
+      kCheckId,
+      only_groups ? "Give the pod the numeric group of the device nodes: spec.securityContext.supplementalGroups: [" +
+                        group_flags + "] (a group name cannot be used there). Run on a machine with kubectl access:"
+                  : "Deploy AMD's GPU device plugin on the cluster (it needs the amdgpu driver on every GPU node) "
+                    "and request the GPUs in the container spec: resources: limits: amd.com/gpu: 1 (GPUs go in "
+                    "limits only). The plugin then passes /dev/kfd and the GPU's /dev/dri nodes in. Run on a "
+                    "machine with kubectl access:",
+      std::move(commands));
 }
 
 Fix apptainer_fix(const Runtime& runtime, bool only_groups) {
@@ -217,26 +221,27 @@ Fix lxc_fix(const std::string& group_flags) {
     description += " Then give the container user the device nodes' numeric group (" + group_flags +
                    ") through the container's idmap, or the gid= option of the gpu device.";
   }
-  return make_fix(kCheckId, std::move(description),
-                  {"lxc config device add CONTAINER gpu gpu",
-                   "lxc config device add CONTAINER kfd unix-char path=/dev/kfd"});
+  return make_fix(
+      kCheckId, std::move(description),
+      {"lxc config device add CONTAINER gpu gpu", "lxc config device add CONTAINER kfd unix-char path=/dev/kfd"});
 }
 
 Fix rootless_podman_fix(const std::string& image, bool only_groups) {
-  return make_fix(kCheckId,
-                  std::string(only_groups ? "The nodes are owned by a host group this rootless container cannot see. "
-                                          : "") +
-                      "Recreate the container on the host with the devices and --group-add keep-groups (rootless "
-                      "podman then keeps your host user's supplementary groups, render included; it needs the crun "
-                      "runtime). Your host user must itself be in render. On the host:",
-                  {fmt::format("podman run --device /dev/kfd --device /dev/dri --group-add keep-groups "
-                               "--security-opt seccomp=unconfined {}",
-                               image)});
+  return make_fix(
+      kCheckId,
+      std::string(only_groups ? "The nodes are owned by a host group this rootless container cannot see. " : "") +
+          "Recreate the container on the host with the devices and --group-add keep-groups (rootless "
+          "podman then keeps your host user's supplementary groups, render included; it needs the crun "
+          "runtime). Your host user must itself be in render. On the host:",
+      {fmt::format("podman run --device /dev/kfd --device /dev/dri --group-add keep-groups "
+                   "--security-opt seccomp=unconfined {}",
+                   image)});
 }
 
 Fix docker_run_fix(const std::string& tool, const std::string& image, const std::string& group_flags,
                    bool only_groups) {
-  const auto groups = group_flags.empty() ? fmt::format("--group-add video --group-add {}", kHostRenderGid) : group_flags;
+  const auto groups =
+      group_flags.empty() ? fmt::format("--group-add video --group-add {}", kHostRenderGid) : group_flags;
   return make_fix(kCheckId,
                   fmt::format("A container's devices and groups are fixed when it starts: recreate it on the host "
                               "with the device nodes and the host's numeric group id{}. Run on the host (not in this "
@@ -284,16 +289,20 @@ std::string kfd_state(const Host& host) {
   }
 }
 
-Finding not_passed_finding(const Runtime& runtime, const std::string& kfd_evidence, const std::vector<std::string>& renders) {
+Finding not_passed_finding(const Runtime& runtime, const std::string& kfd_evidence,
+                           const std::vector<std::string>& renders) {
   const bool kfd = kfd_evidence == "present";
-  std::string missing = !kfd && renders.empty() ? "/dev/kfd and /dev/dri/renderD*" : !kfd ? "/dev/kfd" : "/dev/dri/renderD*";
+  std::string missing = !kfd && renders.empty() ? "/dev/kfd and /dev/dri/renderD*"
+                        : !kfd                  ? "/dev/kfd"
+                                                : "/dev/dri/renderD*";
   auto finding =
       make_finding("container.kfd-not-passed", Severity::error,
                    fmt::format("The GPU was not passed into this {} container: {} missing", runtime.kind, missing))
-          .because("A container sees only the device nodes its runtime passes in. ROCm needs /dev/kfd (the compute "
-                   "interface shared by all GPUs) and the /dev/dri/renderD* node of each GPU; without them rocminfo "
-                   "fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES and HIP sees no device. The host's amdgpu driver "
-                   "is used as it is: the image brings only the user-space libraries.")
+          .because(
+              "A container sees only the device nodes its runtime passes in. ROCm needs /dev/kfd (the compute "
+              "interface shared by all GPUs) and the /dev/dri/renderD* node of each GPU; without them rocminfo "
+              "fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES and HIP sees no device. The host's amdgpu driver "
+              "is used as it is: the image brings only the user-space libraries.")
           .with_evidence("/dev/kfd", kfd_evidence)
           .with_evidence("/dev/dri/renderD*", renders.empty() ? "none" : join(renders, ", "));
   for (const auto& evidence : runtime.evidence) finding.evidence.push_back(evidence);
@@ -329,9 +338,10 @@ Finding gid_mismatch_finding(const Host& host, const Runtime& runtime, const Ide
     }
   }
   if (overflow) {
-    why += fmt::format(" Gid {} is the overflow id: the host's group is not mapped into this user namespace "
-                       "(rootless container), so even root in the container cannot use it.",
-                       data().overflow_gid);
+    why += fmt::format(
+        " Gid {} is the overflow id: the host's group is not mapped into this user namespace "
+        "(rootless container), so even root in the container cannot use it.",
+        data().overflow_gid);
   }
   auto finding = make_finding("container.gid-mismatch", Severity::error,
                               fmt::format("The GPU nodes belong to a host group this process does not have: {}",
@@ -339,11 +349,12 @@ Finding gid_mismatch_finding(const Host& host, const Runtime& runtime, const Ide
                      .because(why);
   std::vector<std::string> held;
   for (const auto gid : identity.groups) held.push_back(std::to_string(gid));
-  finding.with_evidence("process identity", fmt::format("uid {} gid {} groups [{}]", identity.uid, identity.gid,
-                                                        join(held, ", ")));
+  finding.with_evidence("process identity",
+                        fmt::format("uid {} gid {} groups [{}]", identity.uid, identity.gid, join(held, ", ")));
   for (const auto& node : nodes) {
-    finding.with_evidence(node.path, fmt::format("mode {:04o} uid {} gid {}{}", node.node.mode, node.node.uid,
-                                                 node.node.gid, node.node.access ? "; access " + *node.node.access : ""));
+    finding.with_evidence(node.path,
+                          fmt::format("mode {:04o} uid {} gid {}{}", node.node.mode, node.node.uid, node.node.gid,
+                                      node.node.access ? "; access " + *node.node.access : ""));
   }
   for (const auto& evidence : runtime.evidence) finding.evidence.push_back(evidence);
   if (runtime.kind == "kubernetes") {
@@ -388,10 +399,11 @@ std::optional<Finding> shm_finding(const Host& host, std::size_t gpu_count) {
       make_finding("container.no-ipc-host", multi ? Severity::warning : Severity::info,
                    fmt::format("/dev/shm is only {} MiB{}", *size / (1024 * 1024),
                                multi ? fmt::format(" with {} GPUs", gpu_count) : ""))
-          .because("Multi-process data loaders (PyTorch DataLoader workers) and RCCL's shared-memory transport "
-                   "pass tensors through /dev/shm; container runtimes give it 64 MiB by default, and a full /dev/shm "
-                   "ends in 'bus error' or 'No space left on device'. ROCm's container examples use --ipc=host or a "
-                   "larger --shm-size.")
+          .because(
+              "Multi-process data loaders (PyTorch DataLoader workers) and RCCL's shared-memory transport "
+              "pass tensors through /dev/shm; container runtimes give it 64 MiB by default, and a full /dev/shm "
+              "ends in 'bus error' or 'No space left on device'. ROCm's container examples use --ipc=host or a "
+              "larger --shm-size.")
           .with_evidence("/proc/mounts", line);
   return finding.with_fix(make_fix(kCheckId,
                                    "Recreate the container with the host's IPC namespace or a larger /dev/shm (on the "
@@ -405,9 +417,10 @@ std::optional<Finding> seccomp_finding(const Host& host) {
   const auto mode = parse_seccomp_mode(*status);
   if (!mode || *mode == 0) return std::nullopt;
   return make_finding("container.seccomp", Severity::info, "A seccomp filter confines this container")
-      .because("ROCm's Docker guide lists --security-opt seccomp=unconfined as optional: it allows the memory "
-               "policy calls (numactl, HPC applications binding GPU and CPU memory) that the default profile "
-               "blocks. Most single-GPU work runs without it.")
+      .because(
+          "ROCm's Docker guide lists --security-opt seccomp=unconfined as optional: it allows the memory "
+          "policy calls (numactl, HPC applications binding GPU and CPU memory) that the default profile "
+          "blocks. Most single-GPU work runs without it.")
       .with_evidence("/proc/self/status", fmt::format("Seccomp: {}", *mode));
 }
 
@@ -421,9 +434,11 @@ std::optional<Finding> version_finding(const CheckContext& ctx) {
     if (!host.exists("/sys/module/amdgpu")) return std::nullopt;
     return make_finding("container.image-rocm-version", Severity::info,
                         fmt::format("Image ROCm {}; the host runs the kernel's own amdgpu driver", image_release))
-        .because("Containers share the host's kernel driver. /sys/module/amdgpu/version is absent, which is how "
-                 "the amdgpu built into distribution kernels looks (amdgpu-dkms writes a version): its "
-                 "compatibility follows the kernel release. " + amdgpu_driver::driver_rules().rule)
+        .because(
+            "Containers share the host's kernel driver. /sys/module/amdgpu/version is absent, which is how "
+            "the amdgpu built into distribution kernels looks (amdgpu-dkms writes a version): its "
+            "compatibility follows the kernel release. " +
+            amdgpu_driver::driver_rules().rule)
         .with_evidence("/sys/module/amdgpu/version", "absent")
         .with_evidence(install.active->evidence, image_release);
   }
@@ -439,16 +454,17 @@ std::optional<Finding> version_finding(const CheckContext& ctx) {
     if (distance && (static_cast<std::size_t>(*distance) <= rules.window || newer_rule)) {
       verdict = fmt::format("within the supported window ({} release(s) apart)", *distance);
     } else if (distance) {
-      verdict = fmt::format("{} releases apart: outside the supported window; match the image to the host "
-                            "driver (or update amdgpu-dkms on the host)",
-                            *distance);
+      verdict = fmt::format(
+          "{} releases apart: outside the supported window; match the image to the host "
+          "driver (or update amdgpu-dkms on the host)",
+          *distance);
     }
   }
   auto finding =
       make_finding("container.image-rocm-version", Severity::info,
                    driver_release
-                       ? fmt::format("Image ROCm {} on host amdgpu {} (shipped with ROCm {}){}", image_release,
-                                     *module, *driver_release, verdict.empty() ? "" : ": " + verdict)
+                       ? fmt::format("Image ROCm {} on host amdgpu {} (shipped with ROCm {}){}", image_release, *module,
+                                     *driver_release, verdict.empty() ? "" : ": " + verdict)
                        : fmt::format("Image ROCm {} on host amdgpu {}", image_release, *module))
           .because("The image brings the ROCm user space, the host brings the kernel driver (amdgpu-dkms). " +
                    amdgpu_driver::driver_rules().rule)
@@ -463,8 +479,8 @@ class ContainerCheck final : public Check {
   std::string_view title() const override { return "Container GPU passthrough"; }
   int order() const override { return 15; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"container.kfd-not-passed", "container.gid-mismatch", "container.seccomp", "container.no-ipc-host",
-            "container.image-rocm-version", "container.ok"};
+    return {"container.kfd-not-passed", "container.gid-mismatch",       "container.seccomp",
+            "container.no-ipc-host",    "container.image-rocm-version", "container.ok"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {
@@ -492,8 +508,8 @@ class ContainerCheck final : public Check {
         findings.push_back(gid_mismatch_finding(host, runtime, identity, blocked));
       } else {
         auto ok = make_finding("container.ok", Severity::ok,
-                               fmt::format("/dev/kfd and {} render node{} are passed into this {} container", renders.size(),
-                                           renders.size() == 1 ? "" : "s", runtime.kind))
+                               fmt::format("/dev/kfd and {} render node{} are passed into this {} container",
+                                           renders.size(), renders.size() == 1 ? "" : "s", runtime.kind))
                       .because("The runtime passed the GPU device nodes in and this process may open them.")
                       .with_evidence("/dev/dri/renderD*", join(renders, ", "));
         for (const auto& evidence : runtime.evidence) ok.evidence.push_back(evidence);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
@@ -148,7 +147,8 @@ PciScan scan_pci(const Host& host) {
     PciFunction function;
     function.bdf = entry.name;
     const auto read_hex = [&](const char* name) {
-      return host.read_file(base + "/" + name).map([](const std::string& text) { return parse_sysfs_hex(text); })
+      return host.read_file(base + "/" + name)
+          .map([](const std::string& text) { return parse_sysfs_hex(text); })
           .value_or(std::nullopt);
     };
     const auto vendor = read_hex("vendor");
@@ -157,7 +157,8 @@ PciScan scan_pci(const Host& host) {
     function.vendor = *vendor;
     function.pci_class = *pci_class;
     function.device = read_hex("device").value_or(0);
-    if (!knowledge.is_display(function.pci_class) && !knowledge.is_amd_gpu(function.vendor, function.pci_class)) continue;
+    if (!knowledge.is_display(function.pci_class) && !knowledge.is_amd_gpu(function.vendor, function.pci_class))
+      continue;
     if (const auto link = host.read_link(base + "/driver")) function.driver = last_component(*link);
     scan.gpus.push_back(std::move(function));
   }
@@ -170,17 +171,18 @@ Finding no_amd_gpu(const PciScan& scan) {
   std::string summary = "No AMD GPU on the PCI bus";
   if (!others.empty()) summary += ": found " + join(others, ", ") + " instead";
   auto finding = make_finding("driver.no-amd-gpu", Severity::error, summary)
-                     .because("ROCm runs only on AMD GPUs (PCI vendor 0x1002). Without one, no ROCm program can use "
-                              "a GPU here; frameworks fall back to the CPU or fail.");
+                     .because(
+                         "ROCm runs only on AMD GPUs (PCI vendor 0x1002). Without one, no ROCm program can use "
+                         "a GPU here; frameworks fall back to the CPU or fail.");
   if (scan.error) {
     finding.with_evidence(std::string(kPciDevices), scan.error->message);
   } else if (others.empty()) {
     finding.with_evidence(std::string(kPciDevices), "no display-class (0x03xxxx) device");
   }
   for (const auto& gpu : scan.gpus) {
-    finding.with_evidence(std::string(kPciDevices) + "/" + gpu.bdf,
-                          "vendor 0x" + hex4(gpu.vendor) + " (" + pci_knowledge().vendor_name(gpu.vendor) +
-                              "), class 0x" + hex6(gpu.pci_class));
+    finding.with_evidence(std::string(kPciDevices) + "/" + gpu.bdf, "vendor 0x" + hex4(gpu.vendor) + " (" +
+                                                                        pci_knowledge().vendor_name(gpu.vendor) +
+                                                                        "), class 0x" + hex6(gpu.pci_class));
   }
   finding.with_evidence("/dev/kfd", "absent");
   return finding.with_fix(
@@ -205,19 +207,20 @@ Finding nomodeset(const KernelCmdline& cmdline, const SystemFacts& facts, std::s
   for (const auto& word : cmdline.amdgpu_words) {
     if (word.find("blacklist") == std::string::npos) words.push_back(word);
   }
-  auto finding =
-      make_finding("driver.nomodeset", Severity::error,
-                   "The kernel command line disables the amdgpu driver (" + join(words, " ") + ")")
-          .because("With `nomodeset` (or amdgpu.modeset=0) amdgpu refuses to initialise, so there is no /dev/kfd "
-                   "and no GPU for ROCm. It is often left over from an installation that needed a basic "
-                   "framebuffer. Keep the amdgpu driver: do not purge or blacklist it.")
-          .with_evidence("/proc/cmdline", std::string(trim(cmdline_text)))
-          .with_evidence("/sys/module/amdgpu", module_loaded ? "present" : "absent (driver not loaded)");
+  auto finding = make_finding("driver.nomodeset", Severity::error,
+                              "The kernel command line disables the amdgpu driver (" + join(words, " ") + ")")
+                     .because(
+                         "With `nomodeset` (or amdgpu.modeset=0) amdgpu refuses to initialise, so there is no /dev/kfd "
+                         "and no GPU for ROCm. It is often left over from an installation that needed a basic "
+                         "framebuffer. Keep the amdgpu driver: do not purge or blacklist it.")
+                     .with_evidence("/proc/cmdline", std::string(trim(cmdline_text)))
+                     .with_evidence("/sys/module/amdgpu", module_loaded ? "present" : "absent (driver not loaded)");
   std::vector<std::string> commands = {cmdline_fix_command(facts, words)};
   std::string description = "Remove " + join(words, " ") + " from the kernel command line and reboot.";
   if (commands.front().starts_with("sudoedit")) {
-    description += " Delete the word(s) from GRUB_CMDLINE_LINUX_DEFAULT and GRUB_CMDLINE_LINUX in "
-                   "/etc/default/grub, then regenerate the GRUB configuration.";
+    description +=
+        " Delete the word(s) from GRUB_CMDLINE_LINUX_DEFAULT and GRUB_CMDLINE_LINUX in "
+        "/etc/default/grub, then regenerate the GRUB configuration.";
     commands.push_back(facts.os_id == "debian" || facts.os_id == "ubuntu" ||
                                facts.os_id_like.find("debian") != std::string::npos
                            ? "sudo update-grub"
@@ -237,14 +240,14 @@ std::string module_file(const Host& host, const std::string& release) {
   return "";
 }
 
-Finding amdgpu_not_loaded(const CheckContext& ctx, const std::vector<PciFunction>& amd,
-                          const KernelCmdline& cmdline) {
+Finding amdgpu_not_loaded(const CheckContext& ctx, const std::vector<PciFunction>& amd, const KernelCmdline& cmdline) {
   const auto& facts = ctx.fact<SystemFacts>();
   auto finding = make_finding("driver.amdgpu-not-loaded", Severity::error,
                               "The amdgpu kernel driver is not loaded although an AMD GPU is present")
-                     .because("ROCm talks to the GPU through the amdgpu kernel driver and its /dev/kfd interface. "
-                              "Without it the GPU is invisible to every ROCm program. Never purge amdgpu: it is "
-                              "the driver ROCm needs.")
+                     .because(
+                         "ROCm talks to the GPU through the amdgpu kernel driver and its /dev/kfd interface. "
+                         "Without it the GPU is invisible to every ROCm program. Never purge amdgpu: it is "
+                         "the driver ROCm needs.")
                      .with_evidence("/sys/module/amdgpu", "absent");
   for (const auto& gpu : amd) finding.with_evidence(std::string(kPciDevices) + "/" + gpu.bdf, gpu.label());
   const auto release = facts.kernel_release;
@@ -301,8 +304,9 @@ Finding kfd_missing(const CheckContext& ctx, bool module_loaded) {
   const auto& facts = ctx.fact<SystemFacts>();
   const auto& host = ctx.host();
   auto finding = make_finding("driver.kfd-missing", Severity::error, "/dev/kfd is missing")
-                     .because("/dev/kfd is the compute interface every ROCm program opens; without it ROCm sees no "
-                              "GPU (rocminfo: \"Unable to open /dev/kfd\").")
+                     .because(
+                         "/dev/kfd is the compute interface every ROCm program opens; without it ROCm sees no "
+                         "GPU (rocminfo: \"Unable to open /dev/kfd\").")
                      .with_evidence("/dev/kfd", "absent")
                      .with_evidence("/sys/module/amdgpu", module_loaded ? "present (driver loaded)" : "not visible");
   if (!facts.container.empty()) {
@@ -356,12 +360,14 @@ std::string entry_description(EntryType type) {
 Finding kfd_not_a_device(const CheckContext& ctx, const NodeInfo& node) {
   const auto& facts = ctx.fact<SystemFacts>();
   const auto what = entry_description(node.type);
-  auto finding = make_finding("driver.kfd-not-a-device", Severity::error, "/dev/kfd is " + what + ", not the KFD device")
-                     .because("ROCm opens /dev/kfd and talks to the driver through ioctl(2) on it; only the character "
-                              "device amdgpu creates (`crw-rw----`) answers. A directory or file there "
-                              "typically comes from a container started with -v /dev/kfd:/dev/kfd, which creates an empty "
-                              "directory when the path is missing, or from a copy of /dev.")
-                     .with_evidence("/dev/kfd", what);
+  auto finding =
+      make_finding("driver.kfd-not-a-device", Severity::error, "/dev/kfd is " + what + ", not the KFD device")
+          .because(
+              "ROCm opens /dev/kfd and talks to the driver through ioctl(2) on it; only the character "
+              "device amdgpu creates (`crw-rw----`) answers. A directory or file there "
+              "typically comes from a container started with -v /dev/kfd:/dev/kfd, which creates an empty "
+              "directory when the path is missing, or from a copy of /dev.")
+          .with_evidence("/dev/kfd", what);
   if (!facts.container.empty()) {
     finding.with_evidence("container runtime", facts.container);
     return finding.with_fix(make_fix(kCheckId,
@@ -369,10 +375,10 @@ Finding kfd_not_a_device(const CheckContext& ctx, const NodeInfo& node) {
                                      "--device=/dev/dri (the host needs the amdgpu driver loaded).",
                                      {"docker run --device=/dev/kfd --device=/dev/dri IMAGE"}));
   }
-  return finding.with_fix(make_fix(kCheckId, "Move the impostor away and let udev create the device node again.",
-                                   {"ls -ld /dev/kfd", "sudo mv /dev/kfd /root/kfd.not-a-device",
-                                    "sudo udevadm trigger --subsystem-match=kfd"},
-                                   {.root = true}));
+  return finding.with_fix(make_fix(
+      kCheckId, "Move the impostor away and let udev create the device node again.",
+      {"ls -ld /dev/kfd", "sudo mv /dev/kfd /root/kfd.not-a-device", "sudo udevadm trigger --subsystem-match=kfd"},
+      {.root = true}));
 }
 
 Finding driver_ok(const CheckContext& ctx, const std::vector<PciFunction>& amd, bool module_loaded) {
@@ -404,12 +410,13 @@ class DriverCheck final : public Check {
   std::string_view title() const override { return "AMD GPU and kernel driver"; }
   int order() const override { return 20; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"driver.no-amd-gpu", "driver.amdgpu-not-loaded", "driver.nomodeset", "driver.kfd-missing",
-            "driver.kfd-not-a-device", "driver.ok"};
+    return {"driver.no-amd-gpu",  "driver.amdgpu-not-loaded", "driver.nomodeset",
+            "driver.kfd-missing", "driver.kfd-not-a-device",  "driver.ok"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {
-    if (ctx.options().image_mode) return CheckOutcome::skipped("--image: no GPU or driver is expected in an image build");
+    if (ctx.options().image_mode)
+      return CheckOutcome::skipped("--image: no GPU or driver is expected in an image build");
     const auto& facts = ctx.fact<SystemFacts>();
     if (facts.wsl) return CheckOutcome::skipped("WSL: the GPU is reached through /dev/dxg");
     const auto& host = ctx.host();

@@ -12,10 +12,10 @@ namespace rocm_doctor::driver {
 
 // What /proc/cmdline says about the amdgpu driver.
 struct KernelCmdline {
-  bool nomodeset = false;                // the bare `nomodeset` word
-  std::optional<int> amdgpu_modeset;     // last `amdgpu.modeset=N`
-  bool amdgpu_blacklisted = false;       // modprobe.blacklist= / module_blacklist= naming amdgpu
-  std::vector<std::string> amdgpu_words; // the words above, as written, for evidence
+  bool nomodeset = false;                 // the bare `nomodeset` word
+  std::optional<int> amdgpu_modeset;      // last `amdgpu.modeset=N`
+  bool amdgpu_blacklisted = false;        // modprobe.blacklist= / module_blacklist= naming amdgpu
+  std::vector<std::string> amdgpu_words;  // the words above, as written, for evidence
 
   // nomodeset or amdgpu.modeset=0: amdgpu refuses to initialise.
   [[nodiscard]] bool disables_modeset() const {

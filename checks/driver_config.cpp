@@ -25,7 +25,7 @@ std::string module_name(std::string_view word) {
 bool disables_loading(const std::vector<std::string_view>& command) {
   if (command.empty()) return false;
   static const std::vector<std::string_view> kNoOps = {"/bin/false", "/usr/bin/false", "false",
-                                                       "/bin/true", "/usr/bin/true", "true"};
+                                                       "/bin/true",  "/usr/bin/true",  "true"};
   return command.size() == 1 && std::find(kNoOps.begin(), kNoOps.end(), command.front()) != kNoOps.end();
 }
 
@@ -115,8 +115,7 @@ std::string install_command(Family family, const std::vector<std::string>& packa
 namespace {
 
 constexpr std::string_view kCheckId = "driver-config";
-constexpr std::string_view kSecureBootVar =
-    "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+constexpr std::string_view kSecureBootVar = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 constexpr std::string_view kDkmsTree = "/var/lib/dkms/amdgpu";
 // modprobe.d folders in modprobe's precedence order: a file name in an earlier folder hides
 // the same name in a later one.
@@ -159,7 +158,8 @@ bool amd_gpu_present(const Host& host) {
   return std::any_of(entries->begin(), entries->end(), [&](const DirEntry& entry) {
     const auto base = "/sys/bus/pci/devices/" + entry.name;
     const auto read = [&](const char* name) {
-      return host.read_file(base + "/" + name).map([](const std::string& t) { return driver::parse_sysfs_hex(t); })
+      return host.read_file(base + "/" + name)
+          .map([](const std::string& t) { return driver::parse_sysfs_hex(t); })
           .value_or(std::nullopt);
     };
     const auto vendor = read("vendor");
@@ -171,9 +171,9 @@ bool amd_gpu_present(const Host& host) {
 // One version folder of the amdgpu DKMS tree.
 struct DkmsVersion {
   std::string version;
-  bool has_source = false;     // source/dkms.conf present
-  std::string built_module;    // <kernel>/<arch>/module/amdgpu.ko* for the running kernel, "" when none
-  std::string make_log;        // build/make.log when present
+  bool has_source = false;   // source/dkms.conf present
+  std::string built_module;  // <kernel>/<arch>/module/amdgpu.ko* for the running kernel, "" when none
+  std::string make_log;      // build/make.log when present
 };
 
 std::vector<DkmsVersion> scan_dkms(const Host& host, const std::string& release) {
@@ -332,10 +332,11 @@ class DriverConfigCheck final : public Check {
         make_finding("driver.secure-boot-unsigned", Severity::error,
                      "Secure Boot is on and the DKMS-built amdgpu module is not loaded: its signing key is not "
                      "enrolled")
-            .because("With Secure Boot the kernel loads only modules signed by a key it trusts. amdgpu-dkms builds "
-                     "amdgpu on this machine and signs it with a local Machine Owner Key (MOK); until that key is "
-                     "enrolled in the firmware, the kernel refuses the module, and ROCm sees no GPU. Disabling "
-                     "Secure Boot also works but weakens the machine.")
+            .because(
+                "With Secure Boot the kernel loads only modules signed by a key it trusts. amdgpu-dkms builds "
+                "amdgpu on this machine and signs it with a local Machine Owner Key (MOK); until that key is "
+                "enrolled in the firmware, the kernel refuses the module, and ROCm sees no GPU. Disabling "
+                "Secure Boot also works but weakens the machine.")
             .with_evidence(std::string(kSecureBootVar), "enabled (last byte 1)")
             .with_evidence("/sys/module/amdgpu", "absent (driver not loaded)");
     if (!module.empty()) finding.with_evidence("DKMS module", module);
@@ -427,23 +428,27 @@ class DriverConfigCheck final : public Check {
     const auto& release = facts.kernel_release;
     const auto family = distro_family(facts);
     const auto package = header_package(family, release);
-    auto finding = make_finding("driver.headers-missing", Severity::error,
-                                "The headers of the running kernel " + release + " are not installed, so DKMS "
-                                "cannot build amdgpu for it")
-                       .because("DKMS compiles amdgpu against the kernel's headers (/lib/modules/<release>/build). "
-                                "Without them every kernel update leaves the GPU without its driver.")
-                       .with_evidence("/lib/modules/" + release + "/build", "absent")
-                       .with_evidence(std::string(kDkmsTree), std::to_string(versions.size()) + " version(s) installed");
+    auto finding =
+        make_finding("driver.headers-missing", Severity::error,
+                     "The headers of the running kernel " + release +
+                         " are not installed, so DKMS "
+                         "cannot build amdgpu for it")
+            .because(
+                "DKMS compiles amdgpu against the kernel's headers (/lib/modules/<release>/build). "
+                "Without them every kernel update leaves the GPU without its driver.")
+            .with_evidence("/lib/modules/" + release + "/build", "absent")
+            .with_evidence(std::string(kDkmsTree), std::to_string(versions.size()) + " version(s) installed");
     std::vector<std::string> commands;
     if (!package.empty()) commands.push_back(install_command(family, {package}));
     commands.push_back(shell_command({"sudo", "dkms", "autoinstall", "-k", release}));
-    std::string description = package.empty()
-                                  ? "Install the headers of kernel " + release + " with your distribution's package "
-                                    "manager, then let DKMS build amdgpu."
-                                  : "Install " + package + ", then let DKMS build amdgpu for this kernel.";
+    std::string description = package.empty() ? "Install the headers of kernel " + release +
+                                                    " with your distribution's package "
+                                                    "manager, then let DKMS build amdgpu."
+                                              : "Install " + package + ", then let DKMS build amdgpu for this kernel.";
     if (family == Family::debian && facts.os_id == "ubuntu") {
-      description += " To get headers with every future kernel, install the linux-headers meta-package of your "
-                     "kernel flavour (for example linux-headers-generic-hwe-22.04).";
+      description +=
+          " To get headers with every future kernel, install the linux-headers meta-package of your "
+          "kernel flavour (for example linux-headers-generic-hwe-22.04).";
     }
     return finding.with_fix(make_fix(kCheckId, description, commands, {.root = true}));
   }

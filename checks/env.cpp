@@ -1,18 +1,17 @@
 // `env`: the ROCm / HIP / HSA / PyTorch / RCCL variables of this environment:
 // GPU visibility lists, debugging switches left on, the PyTorch allocator
 // config, build target lists, misspelled or invented names, install paths.
-#include "env_lint.h"
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
-
+#include "env_lint.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/rocm_install.h"
@@ -66,7 +65,8 @@ const EnvTable& table() {
     t.known = json.at("known").get<std::vector<std::string>>();
     t.patterns = json.at("patterns").get<std::vector<std::string>>();
     for (const auto& row : json.at("invented")) {
-      t.invented[row.at("name").get<std::string>()] = {row.at("why").get<std::string>(), row.at("instead").get<std::string>()};
+      t.invented[row.at("name").get<std::string>()] = {row.at("why").get<std::string>(),
+                                                       row.at("instead").get<std::string>()};
     }
     return t;
   }();
@@ -79,9 +79,13 @@ std::set<std::string> name_tokens(std::string_view name) {
   return tokens;
 }
 
-bool is_bool_word(std::string_view value) { return value == "True" || value == "False"; }
+bool is_bool_word(std::string_view value) {
+  return value == "True" || value == "False";
+}
 
-bool power_of_two(std::uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
+bool power_of_two(std::uint64_t value) {
+  return value != 0 && (value & (value - 1)) == 0;
+}
 
 std::optional<double> parse_double(std::string_view text) {
   if (text.empty()) return std::nullopt;
@@ -113,7 +117,8 @@ std::optional<AllocConfError> check_divisions(const std::string& item, std::stri
   if (value.front() != '[') {
     const auto number = parse_uint(value);
     if (!number || (*number != 0 && !power_of_two(*number))) {
-      return AllocConfError{item, "roundup_power2_divisions must be 0 or a power of 2 (or a [size:divisions,...] list)"};
+      return AllocConfError{item,
+                            "roundup_power2_divisions must be 0 or a power of 2 (or a [size:divisions,...] list)"};
     }
     return std::nullopt;
   }
@@ -156,7 +161,8 @@ DeviceList parse_device_list(std::string_view value, bool allow_uuid) {
     if (all_digits(token)) {
       parsed.index = static_cast<unsigned>(parse_uint(token).value_or(0));
     } else if (token.size() > 4 && upper(token.substr(0, 4)) == "GPU-" &&
-               std::all_of(token.begin() + 4, token.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; })) {
+               std::all_of(token.begin() + 4, token.end(),
+                           [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; })) {
       if (!allow_uuid) {
         list.error = "a UUID, which only ROCR_VISIBLE_DEVICES accepts (this variable takes indices)";
         list.bad_token = parsed.text;
@@ -167,9 +173,12 @@ DeviceList parse_device_list(std::string_view value, bool allow_uuid) {
       }
     } else {
       list.bad_token = parsed.text;
-      if (token.find(' ') != std::string_view::npos) list.error = "indices separated by spaces: use commas";
-      else if (token.front() == '-') list.error = "a negative index";
-      else list.error = "not a device index" + std::string(allow_uuid ? " or a GPU-<uuid>" : "");
+      if (token.find(' ') != std::string_view::npos)
+        list.error = "indices separated by spaces: use commas";
+      else if (token.front() == '-')
+        list.error = "a negative index";
+      else
+        list.error = "not a device index" + std::string(allow_uuid ? " or a GPU-<uuid>" : "");
       return list;
     }
     if (!seen.insert(parsed.index ? std::to_string(*parsed.index) : parsed.uuid).second) {
@@ -188,15 +197,21 @@ std::optional<AllocConfError> check_alloc_conf(std::string_view value) {
     if (!std::isspace(static_cast<unsigned char>(c))) text.push_back(c);
   }
   if (text.empty()) return AllocConfError{std::string(value), "empty"};
-  static const std::vector<std::string> bool_keys = {
-      "expandable_segments", "release_lock_on_cudamalloc", "release_lock_on_hipmalloc", "pinned_use_cuda_host_register",
-      "pinned_use_hip_host_register", "pinned_use_host_register", "graph_capture_record_stream_reuse",
-      "pinned_use_background_threads", "pinned_free_catch_all", "throw_on_cudamalloc_oom"};
+  static const std::vector<std::string> bool_keys = {"expandable_segments",
+                                                     "release_lock_on_cudamalloc",
+                                                     "release_lock_on_hipmalloc",
+                                                     "pinned_use_cuda_host_register",
+                                                     "pinned_use_hip_host_register",
+                                                     "pinned_use_host_register",
+                                                     "graph_capture_record_stream_reuse",
+                                                     "pinned_use_background_threads",
+                                                     "pinned_free_catch_all",
+                                                     "throw_on_cudamalloc_oom"};
   static const std::vector<std::string> all_keys = [] {
     std::vector<std::string> keys = bool_keys;
-    for (const char* key : {"max_split_size_mb", "max_non_split_rounding_mb", "garbage_collection_threshold",
-                            "roundup_power2_divisions", "backend", "pinned_num_register_threads",
-                            "pinned_reserve_segment_size_mb", "per_process_memory_fraction"}) {
+    for (const char* key :
+         {"max_split_size_mb", "max_non_split_rounding_mb", "garbage_collection_threshold", "roundup_power2_divisions",
+          "backend", "pinned_num_register_threads", "pinned_reserve_segment_size_mb", "per_process_memory_fraction"}) {
       keys.emplace_back(key);
     }
     return keys;
@@ -206,14 +221,15 @@ std::optional<AllocConfError> check_alloc_conf(std::string_view value) {
     const auto colon = item.find(':');
     if (colon == std::string::npos) {
       const auto equals = item.find('=');
-      return AllocConfError{item, equals != std::string::npos ? "options are key:value, not key=value"
-                                                              : "options are key:value"};
+      return AllocConfError{
+          item, equals != std::string::npos ? "options are key:value, not key=value" : "options are key:value"};
     }
     const auto key = item.substr(0, colon);
     const std::string_view val = std::string_view(item).substr(colon + 1);
     if (std::find(all_keys.begin(), all_keys.end(), key) == all_keys.end()) {
       auto close = closest_match(lower(key), all_keys, 3);
-      return AllocConfError{key, "not an allocator option" + (close ? "; did you mean " + *close + "?" : std::string())};
+      return AllocConfError{key,
+                            "not an allocator option" + (close ? "; did you mean " + *close + "?" : std::string())};
     }
     if (std::find(bool_keys.begin(), bool_keys.end(), key) != bool_keys.end()) {
       if (!is_bool_word(val)) return AllocConfError{item, key + " takes True or False (capitalised)"};
@@ -264,7 +280,9 @@ std::vector<std::string> parse_arch_list(std::string_view value) {
   return targets;
 }
 
-std::string_view base_target(std::string_view target) { return target.substr(0, target.find(':')); }
+std::string_view base_target(std::string_view target) {
+  return target.substr(0, target.find(':'));
+}
 
 bool looks_like_rocm(std::string_view name) {
   const auto name_upper = upper(name);
@@ -288,7 +306,8 @@ NameJudgement judge_variable(std::string_view name) {
   const auto& t = table();
   const std::string text(name);
   if (std::find(t.known.begin(), t.known.end(), text) != t.known.end() ||
-      std::any_of(t.patterns.begin(), t.patterns.end(), [&](const std::string& p) { return pattern_matches(p, text); })) {
+      std::any_of(t.patterns.begin(), t.patterns.end(),
+                  [&](const std::string& p) { return pattern_matches(p, text); })) {
     judgement.verdict = NameVerdict::known;
     return judgement;
   }
@@ -301,7 +320,8 @@ NameJudgement judge_variable(std::string_view name) {
   const auto name_upper = upper(name);
   // Right name, wrong case: variable names are case-sensitive.
   if (std::find(t.known.begin(), t.known.end(), name_upper) != t.known.end() ||
-      std::any_of(t.patterns.begin(), t.patterns.end(), [&](const std::string& p) { return pattern_matches(p, name_upper); })) {
+      std::any_of(t.patterns.begin(), t.patterns.end(),
+                  [&](const std::string& p) { return pattern_matches(p, name_upper); })) {
     judgement.verdict = NameVerdict::misspelled;
     judgement.suggestion = name_upper;
     judgement.why = "case";
@@ -376,8 +396,10 @@ struct Environment {
 
 Environment read_environment(const Host& host) {
   static const std::vector<std::string> others = {
-      "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF",
-      "PYTORCH_ALLOC_CONF", "PYTORCH_ROCM_ARCH", "AMDGPU_TARGETS", "GPU_TARGETS", "PATH", "LD_LIBRARY_PATH"};
+      "CUDA_VISIBLE_DEVICES",    "GPU_DEVICE_ORDINAL", "PYTORCH_HIP_ALLOC_CONF",
+      "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_ROCM_ARCH",
+      "AMDGPU_TARGETS",          "GPU_TARGETS",        "PATH",
+      "LD_LIBRARY_PATH"};
   Environment env;
   for (const auto& name : host.env_names()) {
     const bool wanted = looks_like_rocm(name) || std::find(others.begin(), others.end(), name) != others.end();
@@ -417,7 +439,8 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
                                             name))
                        .with_evidence("env " + name, value);
     if (!token.empty()) finding.with_evidence("bad entry", token);
-    if (judge_existence) finding.with_evidence("/sys/class/kfd/kfd/topology/nodes", fmt::format("{} GPU(s)", kfd_count));
+    if (judge_existence)
+      finding.with_evidence("/sys/class/kfd/kfd/topology/nodes", fmt::format("{} GPU(s)", kfd_count));
     std::vector<std::string> all;
     for (int i = 0; i < kfd_count; ++i) all.push_back(std::to_string(i));
     std::vector<std::string> commands = {"unset " + name};
@@ -429,7 +452,8 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
         commands));
     findings.push_back(std::move(finding));
   };
-  for (const std::string name : {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
+  for (const std::string name :
+       {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
     const auto value = env.get(name);
     if (!value) continue;
     auto list = parse_device_list(*value, name == "ROCR_VISIBLE_DEVICES");
@@ -447,8 +471,9 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
     bool ok = true;
     for (const auto& token : list.tokens) {
       if (token.index && static_cast<int>(*token.index) >= kfd_count) {
-        invalid(name, *value, fmt::format("there is no GPU {} (the driver lists {} GPU(s): 0 to {})", *token.index,
-                                          kfd_count, kfd_count - 1),
+        invalid(name, *value,
+                fmt::format("there is no GPU {} (the driver lists {} GPU(s): 0 to {})", *token.index, kfd_count,
+                            kfd_count - 1),
                 token.text);
         ok = false;
         break;
@@ -460,8 +485,10 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
         break;
       }
     }
-    if (ok) rocr_count = static_cast<int>(list.tokens.size());
-    else parsed.erase(name);
+    if (ok)
+      rocr_count = static_cast<int>(list.tokens.size());
+    else
+      parsed.erase(name);
   }
   // HIP-level lists index the GPUs ROCR left visible.
   const int hip_base = rocr_count.value_or(kfd_count);
@@ -506,9 +533,10 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
       trim(*hip) != trim(*cuda)) {
     auto finding = make_finding("env.visible-devices-conflict", Severity::warning,
                                 fmt::format("HIP_VISIBLE_DEVICES={} and CUDA_VISIBLE_DEVICES={} disagree", *hip, *cuda))
-                       .because("Both select GPUs at the HIP level; HIP uses HIP_VISIBLE_DEVICES and the other is "
-                                "ignored, so scripts that set CUDA_VISIBLE_DEVICES (launchers, schedulers) do not get "
-                                "the GPUs they asked for. ROCR_VISIBLE_DEVICES, when set, filters before both.")
+                       .because(
+                           "Both select GPUs at the HIP level; HIP uses HIP_VISIBLE_DEVICES and the other is "
+                           "ignored, so scripts that set CUDA_VISIBLE_DEVICES (launchers, schedulers) do not get "
+                           "the GPUs they asked for. ROCR_VISIBLE_DEVICES, when set, filters before both.")
                        .with_evidence("env HIP_VISIBLE_DEVICES", *hip)
                        .with_evidence("env CUDA_VISIBLE_DEVICES", *cuda);
     finding.with_fix(make_fix(kCheckId, "Keep one of them.", {"unset CUDA_VISIBLE_DEVICES"}));
@@ -520,10 +548,11 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
   if (auto value = env.get("HIP_LAUNCH_BLOCKING"); value && switch_on(*value)) {
     auto finding = make_finding("env.launch-blocking", Severity::warning,
                                 "HIP_LAUNCH_BLOCKING=" + *value + " makes every kernel launch wait for the GPU")
-                       .because("HIP_LAUNCH_BLOCKING is a debugging switch: each launch blocks until the kernel ends, "
-                                "so CPU and GPU never overlap and training runs several times slower. It does not "
-                                "tune all-reduce or multi-GPU communication (a widely copied tuning guide says it "
-                                "does: that advice is wrong). Set it only while hunting which kernel faults.")
+                       .because(
+                           "HIP_LAUNCH_BLOCKING is a debugging switch: each launch blocks until the kernel ends, "
+                           "so CPU and GPU never overlap and training runs several times slower. It does not "
+                           "tune all-reduce or multi-GPU communication (a widely copied tuning guide says it "
+                           "does: that advice is wrong). Set it only while hunting which kernel faults.")
                        .with_evidence("env HIP_LAUNCH_BLOCKING", *value);
     finding.with_fix(
         make_fix(kCheckId, "Unset it (and remove it from ~/.bashrc or /etc/profile.d if it is exported there).",
@@ -537,9 +566,10 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
     auto finding = make_finding("env.serialize", Severity::warning,
                                 name + "=" + *value + " serializes " +
                                     (name == "AMD_SERIALIZE_KERNEL" ? "kernel launches" : "memory copies"))
-                       .because("A debugging switch of the HIP runtime (1: wait before, 2: wait after, 3: both): "
-                                "every operation waits for the previous one, which costs a large slowdown. Leave it "
-                                "off outside a debugging session.")
+                       .because(
+                           "A debugging switch of the HIP runtime (1: wait before, 2: wait after, 3: both): "
+                           "every operation waits for the previous one, which costs a large slowdown. Leave it "
+                           "off outside a debugging session.")
                        .with_evidence("env " + name, *value);
     finding.with_fix(make_fix(kCheckId, "Unset it.", {"unset " + name}));
     findings.push_back(std::move(finding));
@@ -547,12 +577,13 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
   if (auto value = env.get("AMD_LOG_LEVEL")) {
     const auto level = parse_uint(trim(*value));
     if (level && *level >= 3) {
-      auto finding = make_finding("env.serialize", Severity::warning,
-                                  "AMD_LOG_LEVEL=" + *value + " logs every HIP call")
-                         .because("Levels 3 (info) and 4 (debug) print a line for every runtime call to stderr: a "
-                                  "debugging aid that slows everything down and floods logs. 0 (the default) or 1 "
-                                  "(errors) are meant for normal runs.")
-                         .with_evidence("env AMD_LOG_LEVEL", *value);
+      auto finding =
+          make_finding("env.serialize", Severity::warning, "AMD_LOG_LEVEL=" + *value + " logs every HIP call")
+              .because(
+                  "Levels 3 (info) and 4 (debug) print a line for every runtime call to stderr: a "
+                  "debugging aid that slows everything down and floods logs. 0 (the default) or 1 "
+                  "(errors) are meant for normal runs.")
+              .with_evidence("env AMD_LOG_LEVEL", *value);
       finding.with_fix(
           make_fix(kCheckId, "Unset it (or use AMD_LOG_LEVEL=1 for errors only).", {"unset AMD_LOG_LEVEL"}));
       findings.push_back(std::move(finding));
@@ -568,9 +599,10 @@ void alloc_conf_findings(const Environment& env, std::vector<Finding>& findings)
     if (!error) continue;
     auto finding = make_finding("env.alloc-conf-invalid", Severity::error,
                                 fmt::format("{}: '{}' is invalid: {}", name, error->token, error->reason))
-                       .because("PyTorch parses the caching allocator config on the first GPU allocation and stops "
-                                "with a RuntimeError on an option it does not accept, so every script fails at its "
-                                "first tensor on the GPU. Options are key:value pairs separated by commas.")
+                       .because(
+                           "PyTorch parses the caching allocator config on the first GPU allocation and stops "
+                           "with a RuntimeError on an option it does not accept, so every script fails at its "
+                           "first tensor on the GPU. Options are key:value pairs separated by commas.")
                        .with_evidence("env " + name, *value)
                        .with_evidence("bad token", error->token);
     finding.with_fix(make_fix(kCheckId,
@@ -624,9 +656,10 @@ void arch_findings(const CheckContext& ctx, const Environment& env, std::vector<
     if (!unknown.empty()) problems.push_back(fmt::format("names {} (no such gfx target)", join(unknown, ", ")));
     auto finding = make_finding("env.rocm-arch-mismatch", Severity::warning,
                                 fmt::format("{}={} {}", name, *value, join(problems, " and ")))
-                       .because(name + " chooses the GPU targets code is compiled for (a PyTorch or extension "
-                                       "source build, CMake projects): a binary without this GPU's target fails at "
-                                       "run time with hipErrorNoBinaryForGpu / 'invalid device function'.")
+                       .because(name +
+                                " chooses the GPU targets code is compiled for (a PyTorch or extension "
+                                "source build, CMake projects): a binary without this GPU's target fails at "
+                                "run time with hipErrorNoBinaryForGpu / 'invalid device function'.")
                        .with_evidence("env " + name, *value);
     if (!needed.empty()) finding.with_evidence("needed targets", join(needed, ", "));
     std::vector<std::string> fixed;
@@ -696,9 +729,9 @@ void name_findings(const Environment& env, std::vector<Finding>& findings) {
 
 // Files that show a folder is a ROCm (or HIP) install.
 bool looks_like_rocm_install(const Host& host, const std::string& folder) {
-  for (const char* marker : {"/.info/version", "/bin/hipcc", "/bin/hipconfig", "/include/hip/hip_runtime.h",
-                             "/share/hip/version", "/lib/libamdhip64.so", "/lib/x86_64-linux-gnu/libamdhip64.so",
-                             "/lib/cmake/hip", "/lib64/libamdhip64.so"}) {
+  for (const char* marker :
+       {"/.info/version", "/bin/hipcc", "/bin/hipconfig", "/include/hip/hip_runtime.h", "/share/hip/version",
+        "/lib/libamdhip64.so", "/lib/x86_64-linux-gnu/libamdhip64.so", "/lib/cmake/hip", "/lib64/libamdhip64.so"}) {
     if (host.exists(folder + marker)) return true;
   }
   return false;
@@ -712,19 +745,25 @@ void path_findings(const CheckContext& ctx, const Environment& env, std::vector<
     auto folder = std::string(trim(*value));
     while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
     std::string problem;
-    if (folder.empty() || folder.front() != '/') problem = "is not an absolute path";
-    else if (!ctx.host().exists(folder)) problem = "does not exist";
-    else if (!looks_like_rocm_install(ctx.host(), folder)) problem = "holds no ROCm install (no .info/version, hipcc or libamdhip64)";
+    if (folder.empty() || folder.front() != '/')
+      problem = "is not an absolute path";
+    else if (!ctx.host().exists(folder))
+      problem = "does not exist";
+    else if (!looks_like_rocm_install(ctx.host(), folder))
+      problem = "holds no ROCm install (no .info/version, hipcc or libamdhip64)";
     if (problem.empty()) continue;
     auto finding = make_finding("env.path-invalid", Severity::error, fmt::format("{}={} {}", name, *value, problem))
-                       .because(name + " tells build tools (hipcc, CMake, PyTorch extensions via ROCM_HOME) where "
-                                       "ROCm is; pointing it at nothing makes them fail or silently pick another "
-                                       "release. /opt/rocm/hip was removed in ROCm 6.0: HIP lives in /opt/rocm itself.")
+                       .because(name +
+                                " tells build tools (hipcc, CMake, PyTorch extensions via ROCM_HOME) where "
+                                "ROCm is; pointing it at nothing makes them fail or silently pick another "
+                                "release. /opt/rocm/hip was removed in ROCm 6.0: HIP lives in /opt/rocm itself.")
                        .with_evidence("env " + name, *value);
     std::vector<std::string> commands;
     if (install.active && !install.active->prefix.empty()) {
-      const auto prefix = install.opt_rocm_target || ctx.host().exists("/opt/rocm") ? std::string("/opt/rocm") : install.active->prefix;
-      commands.push_back("export " + name + "=" + shell_quote(install.active->distro_packaged ? install.active->prefix : prefix));
+      const auto prefix =
+          install.opt_rocm_target || ctx.host().exists("/opt/rocm") ? std::string("/opt/rocm") : install.active->prefix;
+      commands.push_back("export " + name + "=" +
+                         shell_quote(install.active->distro_packaged ? install.active->prefix : prefix));
       finding.with_evidence("installed ROCm", install.active->prefix + " " + install.active->version);
     } else {
       commands.push_back("unset " + name);
@@ -753,17 +792,21 @@ void mixed_release_findings(const CheckContext& ctx, const Environment& env, std
     for (const auto& entry : split_search_path(*value, name == "LD_LIBRARY_PATH")) {
       const auto release = release_in_path(entry);
       if (!release || compare_versions(*release, active) == 0) continue;
-      const bool installed = std::any_of(install.releases.begin(), install.releases.end(),
-                                         [&](const RocmRelease& r) { return compare_versions(r.version, *release) == 0; });
-      auto finding = make_finding("env.mixed-releases", Severity::warning,
-                                  fmt::format("{} has {} (ROCm {}) but the active release is {}", name, entry, *release, active))
-                         .because(std::string(installed ? "Two ROCm releases are mixed: " : "A release that is no longer installed is still listed: ") +
-                                  (name == "PATH" ? "tools (hipcc, rocminfo) come from one release"
-                                                  : "libraries come from one release") +
-                                  " and the rest from another, which breaks builds and gives errors such as "
-                                  "undefined symbols or 'invalid device function'.")
-                         .with_evidence("env " + name, *value)
-                         .with_evidence(install.active->evidence.empty() ? install.active->prefix : install.active->evidence, active);
+      const bool installed = std::any_of(install.releases.begin(), install.releases.end(), [&](const RocmRelease& r) {
+        return compare_versions(r.version, *release) == 0;
+      });
+      auto finding =
+          make_finding("env.mixed-releases", Severity::warning,
+                       fmt::format("{} has {} (ROCm {}) but the active release is {}", name, entry, *release, active))
+              .because(std::string(installed ? "Two ROCm releases are mixed: "
+                                             : "A release that is no longer installed is still listed: ") +
+                       (name == "PATH" ? "tools (hipcc, rocminfo) come from one release"
+                                       : "libraries come from one release") +
+                       " and the rest from another, which breaks builds and gives errors such as "
+                       "undefined symbols or 'invalid device function'.")
+              .with_evidence("env " + name, *value)
+              .with_evidence(install.active->evidence.empty() ? install.active->prefix : install.active->evidence,
+                             active);
       const auto replacement = install.active->prefix + entry.substr(entry.find(*release) + release->size());
       std::string fixed;
       for (const auto& other : split_search_path(*value, name == "LD_LIBRARY_PATH")) {
@@ -784,8 +827,10 @@ class EnvCheck final : public Check {
   std::string_view title() const override { return "ROCm environment variables"; }
   int order() const override { return 80; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"env.visible-devices-invalid", "env.visible-devices-conflict", "env.launch-blocking", "env.serialize",
-            "env.alloc-conf-invalid",      "env.rocm-arch-mismatch",       "env.unknown-variable", "env.path-invalid",
+    return {"env.visible-devices-invalid", "env.visible-devices-conflict",
+            "env.launch-blocking",         "env.serialize",
+            "env.alloc-conf-invalid",      "env.rocm-arch-mismatch",
+            "env.unknown-variable",        "env.path-invalid",
             "env.mixed-releases",          "env.ok"};
   }
 
@@ -799,10 +844,12 @@ class EnvCheck final : public Check {
     name_findings(env, findings);
     path_findings(ctx, env, findings);
     mixed_release_findings(ctx, env, findings);
-    if (std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity >= Severity::warning; })) {
+    if (std::none_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.severity >= Severity::warning; })) {
       std::vector<std::string> names;
       for (const auto& [name, value] : env.values) {
-        if (looks_like_rocm(name) || name.starts_with("PYTORCH_") || name.find("VISIBLE") != std::string::npos) names.push_back(name);
+        if (looks_like_rocm(name) || name.starts_with("PYTORCH_") || name.find("VISIBLE") != std::string::npos)
+          names.push_back(name);
       }
       findings.push_back(make_finding("env.ok", Severity::ok,
                                       names.empty() ? std::string("No ROCm variables are set (the defaults apply)")

@@ -17,9 +17,9 @@ struct DeviceToken {
 
 struct DeviceList {
   std::vector<DeviceToken> tokens;
-  std::string error;      // empty when the list is well formed
-  std::string bad_token;  // the token the error is about
-  bool hides_all = false; // "" or "-1": no GPU at all (well formed, but nothing is visible)
+  std::string error;       // empty when the list is well formed
+  std::string bad_token;   // the token the error is about
+  bool hides_all = false;  // "" or "-1": no GPU at all (well formed, but nothing is visible)
 };
 
 // "0,2", "GPU-deadbeefdeadbeef,1" (UUIDs only when allow_uuid: ROCR_VISIBLE_DEVICES).

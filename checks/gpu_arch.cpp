@@ -1,12 +1,13 @@
 // `gpu-arch`: does the installed ROCm release carry code for each GPU's gfx
 // target, and is HSA_OVERRIDE_GFX_VERSION right, needed, or harmful?
+#include "gpu_arch.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "gpu_arch.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
@@ -42,7 +43,8 @@ bool hides(const Host& host, const std::vector<const Gpu*>& integrated) {
       if (!number) return false;
       visible.insert(static_cast<int>(*number));
     }
-    return std::none_of(integrated.begin(), integrated.end(), [&](const Gpu* gpu) { return visible.contains(gpu->index); });
+    return std::none_of(integrated.begin(), integrated.end(),
+                        [&](const Gpu* gpu) { return visible.contains(gpu->index); });
   }
   return false;
 }
@@ -60,21 +62,22 @@ std::optional<Finding> igpu_finding(const Host& host, const std::vector<const Gp
   auto finding = make_finding("gpu.igpu-present", hidden ? Severity::info : Severity::warning,
                               fmt::format("Integrated GPU beside the discrete one: {}{}", join(names, "; "),
                                           hidden ? " (hidden by the visibility variables)" : ""))
-                     .because("ROCm numbers every GPU KFD lists, the integrated one included; frameworks often "
-                              "pick device 0 or spread work across all devices, and AMD's install guide warns the "
-                              "runtime may crash with an integrated GPU present. Limit ROCm to the discrete GPU(s) "
-                              "(or disable the iGPU in the firmware setup).");
+                     .because(
+                         "ROCm numbers every GPU KFD lists, the integrated one included; frameworks often "
+                         "pick device 0 or spread work across all devices, and AMD's install guide warns the "
+                         "runtime may crash with an integrated GPU present. Limit ROCm to the discrete GPU(s) "
+                         "(or disable the iGPU in the firmware setup).");
   for (const auto* gpu : integrated) {
     finding.with_evidence(fmt::format("/sys/class/kfd/kfd/topology/nodes/{}/properties", gpu->node_id.value_or(-1)),
                           gpu->label() + " (integrated)");
   }
   if (!hidden) {
     const auto visible = gpu_list(discrete);
-    finding.with_fix(make_fix(kCheckId, "Expose only the discrete GPU(s) to ROCm, now and for future logins",
-                              {"export ROCR_VISIBLE_DEVICES=" + visible, "export HIP_VISIBLE_DEVICES=" + visible,
-                               "echo " + shell_quote("export ROCR_VISIBLE_DEVICES=" + visible) + " >> " +
-                                   gpu_arch::profile_path(host)},
-                              FixNeeds{.relogin = true}));
+    finding.with_fix(make_fix(
+        kCheckId, "Expose only the discrete GPU(s) to ROCm, now and for future logins",
+        {"export ROCR_VISIBLE_DEVICES=" + visible, "export HIP_VISIBLE_DEVICES=" + visible,
+         "echo " + shell_quote("export ROCR_VISIBLE_DEVICES=" + visible) + " >> " + gpu_arch::profile_path(host)},
+        FixNeeds{.relogin = true}));
   }
   return finding;
 }
@@ -91,8 +94,9 @@ std::vector<Finding> vram_findings(const std::vector<const Gpu*>& gpus) {
                      fmt::format("{}: {:.1f} of {:.1f} GiB VRAM already in use ({:.0f}%)", gpu->label(),
                                  static_cast<double>(*gpu->vram_used) / kGiB,
                                  static_cast<double>(*gpu->vram_total) / kGiB, share * 100))
-            .because("Memory already taken by other processes (a desktop session, a leftover job) is not available "
-                     "to your workload: expect out-of-memory errors earlier than the card's size suggests.")
+            .because(
+                "Memory already taken by other processes (a desktop session, a leftover job) is not available "
+                "to your workload: expect out-of-memory errors earlier than the card's size suggests.")
             .with_evidence("/sys/class/drm/" + gpu->card + "/device/mem_info_vram_used",
                            std::to_string(*gpu->vram_used));
     if (share >= 0.5) {
@@ -117,21 +121,21 @@ std::optional<Finding> multi_gpu_finding(const CheckContext& ctx, const std::vec
   if (by_family.size() < 2) return std::nullopt;
   const auto& kb = kb::knowledge_base();
   const bool per_device = kb.has_per_device_override(built.version);
-  auto finding = make_finding("gpu.override-multi-gpu", Severity::warning,
-                              fmt::format("One global {}={} applies to GPUs of {} different families", kVariable,
-                                          *global, by_family.size()))
-                     .because(fmt::format(
-                         "A single override makes every GPU report the same target, so at least one of them runs "
-                         "code for the wrong family. {}",
-                         per_device
-                             ? fmt::format("{} supports the per-device form {}_<node>, where <node> is the KFD "
-                                           "topology node number (CPU nodes come first; from ROCm {} on, {}).",
-                                           built.release, kVariable, kb.per_device_override().since,
-                                           kb.per_device_override().inferred ? "inferred from the libhsakmt commit date"
-                                                                           : "per the release notes")
-                             : fmt::format("{} predates the per-device form {}_<node> (ROCm {} on): hide the GPUs "
-                                           "that must not be overridden with ROCR_VISIBLE_DEVICES instead.",
-                                           built.release, kVariable, kb.per_device_override().since)));
+  auto finding =
+      make_finding("gpu.override-multi-gpu", Severity::warning,
+                   fmt::format("One global {}={} applies to GPUs of {} different families", kVariable, *global,
+                               by_family.size()))
+          .because(fmt::format(
+              "A single override makes every GPU report the same target, so at least one of them runs "
+              "code for the wrong family. {}",
+              per_device ? fmt::format("{} supports the per-device form {}_<node>, where <node> is the KFD "
+                                       "topology node number (CPU nodes come first; from ROCm {} on, {}).",
+                                       built.release, kVariable, kb.per_device_override().since,
+                                       kb.per_device_override().inferred ? "inferred from the libhsakmt commit date"
+                                                                         : "per the release notes")
+                         : fmt::format("{} predates the per-device form {}_<node> (ROCm {} on): hide the GPUs "
+                                       "that must not be overridden with ROCR_VISIBLE_DEVICES instead.",
+                                       built.release, kVariable, kb.per_device_override().since)));
   for (const auto* gpu : gpus) {
     finding.with_evidence(fmt::format("/sys/class/kfd/kfd/topology/nodes/{}/properties", gpu->node_id.value_or(-1)),
                           gpu->label());
@@ -156,15 +160,15 @@ std::optional<Finding> multi_gpu_finding(const CheckContext& ctx, const std::vec
 Finding none_visible(const GpuInventory& inventory) {
   std::vector<std::string> names;
   for (const auto* gpu : inventory.pci_gpus()) names.push_back(gpu->name + " at " + gpu->bdf);
-  auto finding =
-      make_finding("gpu.none-visible", Severity::error,
-                   "amdgpu is loaded but the KFD topology lists no GPU: ROCm sees no device")
-          .because("KFD skips GPUs it cannot drive for compute: most often the platform lacks PCIe atomics "
-                   "(dmesg: 'PCI rejects atomics'), the GPU is too old or too new for this kernel's KFD, or the "
-                   "driver failed to initialise it. Every ROCm program will report no devices.")
-          .with_evidence("/sys/class/kfd/kfd/topology/nodes",
-                         fmt::format("{} node(s), none with SIMDs", inventory.kfd_node_count))
-          .with_evidence("/sys/bus/pci/devices", join(names, "; "));
+  auto finding = make_finding("gpu.none-visible", Severity::error,
+                              "amdgpu is loaded but the KFD topology lists no GPU: ROCm sees no device")
+                     .because(
+                         "KFD skips GPUs it cannot drive for compute: most often the platform lacks PCIe atomics "
+                         "(dmesg: 'PCI rejects atomics'), the GPU is too old or too new for this kernel's KFD, or the "
+                         "driver failed to initialise it. Every ROCm program will report no devices.")
+                     .with_evidence("/sys/class/kfd/kfd/topology/nodes",
+                                    fmt::format("{} node(s), none with SIMDs", inventory.kfd_node_count))
+                     .with_evidence("/sys/bus/pci/devices", join(names, "; "));
   return finding.with_fix(make_fix(kCheckId, "Read why KFD skipped the GPU in the kernel log",
                                    {"sudo dmesg | grep -iE 'kfd|amdgpu.*(atomic|error|fail)'"},
                                    FixNeeds{.root = true}));
@@ -190,11 +194,11 @@ std::vector<Finding> mismatch_findings(const GpuInventory& inventory) {
 std::vector<Finding> kfd_problem_findings(const GpuInventory& inventory) {
   std::vector<Finding> findings;
   for (const auto& problem : inventory.kfd_problems) {
-    const auto fix = make_fix(kCheckId,
-                              "Compare with the live file; on a live machine a corrupt topology means a driver "
-                              "problem (look in the kernel log), in a snapshot a damaged capture (capture it again)",
-                              {"cat " + shell_quote(problem.source), "sudo dmesg | grep -iE 'kfd|amdgpu'"},
-                              FixNeeds{.root = true});
+    const auto fix =
+        make_fix(kCheckId,
+                 "Compare with the live file; on a live machine a corrupt topology means a driver "
+                 "problem (look in the kernel log), in a snapshot a damaged capture (capture it again)",
+                 {"cat " + shell_quote(problem.source), "sudo dmesg | grep -iE 'kfd|amdgpu'"}, FixNeeds{.root = true});
     findings.push_back(make_finding("gpu.kfd-properties-invalid", Severity::warning, problem.summary)
                            .because("KFD writes each node's properties as \"name number\" lines of about 1.5 KiB. "
                                     "This one is unreadable, too large or holds values KFD never writes, so the "
@@ -257,10 +261,9 @@ class GpuArchCheck final : public Check {
   std::string_view title() const override { return "GPU architecture support"; }
   int order() const override { return 50; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"gpu.none-visible",      "gpu.supported",       "gpu.override-needed",
-            "gpu.override-invalid",  "gpu.override-unneeded", "gpu.override-multi-gpu",
-            "gpu.unsupported",       "gpu.igpu-present",    "gpu.vram-in-use",
-            "gpu.kfd-mismatch",      "gpu.kfd-properties-invalid"};
+    return {"gpu.none-visible",      "gpu.supported",          "gpu.override-needed",       "gpu.override-invalid",
+            "gpu.override-unneeded", "gpu.override-multi-gpu", "gpu.unsupported",           "gpu.igpu-present",
+            "gpu.vram-in-use",       "gpu.kfd-mismatch",       "gpu.kfd-properties-invalid"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {

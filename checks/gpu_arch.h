@@ -21,8 +21,8 @@ inline constexpr std::string_view kVariable = "HSA_OVERRIDE_GFX_VERSION";
 // What the installed release carries, and how we know.
 struct BuiltIn {
   std::set<std::string> gfx;
-  std::string release;   // "ROCm 6.0.2"
-  std::string version;   // "6.0.2", empty when nothing is installed
+  std::string release;  // "ROCm 6.0.2"
+  std::string version;  // "6.0.2", empty when nothing is installed
   std::string evidence_source;
   std::string evidence;  // "rocBLAS Tensile files ..." / "official support list of ROCm 6.0"
   [[nodiscard]] bool has(const std::string& name) const { return gfx.contains(name); }

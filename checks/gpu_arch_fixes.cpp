@@ -16,8 +16,8 @@ std::string profile_path(const Host& host) {
 std::vector<std::string> removal_commands(const std::vector<Location>& locations, bool& needs_root) {
   std::vector<std::string> commands;
   for (const auto& location : locations) {
-    const auto command = "sed -i.bak " + shell_quote(fmt::format("{}s/^/# /", location.line)) + " " +
-                         shell_quote(location.path);
+    const auto command =
+        "sed -i.bak " + shell_quote(fmt::format("{}s/^/# /", location.line)) + " " + shell_quote(location.path);
     commands.push_back(location.system ? "sudo " + command : command);
     needs_root = needs_root || location.system;
   }
@@ -31,7 +31,8 @@ Fix set_override_fix(const Host& host, const std::string& variable, const std::s
   bool needs_root = false;
   for (auto& command : removal_commands(locations, needs_root)) commands.push_back(std::move(command));
   commands.push_back("echo " + shell_quote(line) + " >> " + profile_path(host));
-  return make_fix(kCheckId, fmt::format("Set {}={} for your login (~/.profile), and now in this shell", variable, value),
+  return make_fix(kCheckId,
+                  fmt::format("Set {}={} for your login (~/.profile), and now in this shell", variable, value),
                   std::move(commands), {.root = needs_root, .relogin = true});
 }
 
@@ -46,9 +47,9 @@ Fix remove_override_fix(const Subject& subject, const std::vector<Location>& loc
   std::vector<std::string> commands = {"unset " + subject.variable};
   bool needs_root = false;
   for (auto& command : removal_commands(locations, needs_root)) commands.push_back(std::move(command));
-  return make_fix(kCheckId,
-                  fmt::format("Remove {} (comment out the lines that set it, then start a new login)", subject.variable),
-                  std::move(commands), {.root = needs_root, .relogin = !locations.empty()});
+  return make_fix(
+      kCheckId, fmt::format("Remove {} (comment out the lines that set it, then start a new login)", subject.variable),
+      std::move(commands), {.root = needs_root, .relogin = !locations.empty()});
 }
 
 }  // namespace rocm_doctor::gpu_arch

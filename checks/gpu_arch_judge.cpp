@@ -44,7 +44,8 @@ class Judge {
       return invalid(subject, target,
                      value.empty() ? "is set but empty: the runtime then rejects it and hides every GPU"
                                    : fmt::format("'{}' is malformed: it must be three decimal numbers "
-                                                 "major.minor.stepping (e.g. 10.3.0)", value));
+                                                 "major.minor.stepping (e.g. 10.3.0)",
+                                                 value));
     }
     const auto named = gfx_name(*parsed);
     const auto* named_target = kb_.target(named);
@@ -127,13 +128,15 @@ class Judge {
   Finding invalid(const Subject& subject, const kb::GfxTarget* target, const std::string& why) const {
     auto finding = make_finding("gpu.override-invalid", Severity::error,
                                 fmt::format("{} {} for {}", subject.variable, why, subject.label))
-                       .because("The ROCm runtime reads this variable for every GPU: a malformed value makes it "
-                                "fail to start (no GPU agents), and a target of another family loads code the "
-                                "GPU cannot execute (memory access faults, hangs). A stale line in a shell rc "
-                                "file is the usual cause.");
+                       .because(
+                           "The ROCm runtime reads this variable for every GPU: a malformed value makes it "
+                           "fail to start (no GPU agents), and a target of another family loads code the "
+                           "GPU cannot execute (memory access faults, hangs). A stale line in a shell rc "
+                           "file is the usual cause.");
     finding.with_evidence("env " + subject.variable, *subject.value);
     add_locations(finding, locations_);
-    if (target != nullptr && target->workaround && !built_.has(subject.gfx) && built_.has(target->workaround->runs_as)) {
+    if (target != nullptr && target->workaround && !built_.has(subject.gfx) &&
+        built_.has(target->workaround->runs_as)) {
       finding.with_fix(set_override_fix(ctx_.host(), subject.variable, target->workaround->override_value, locations_));
     } else {
       finding.with_fix(remove_override_fix(subject, locations_));
@@ -145,8 +148,9 @@ class Judge {
     auto finding = make_finding("gpu.override-unneeded", Severity::warning,
                                 fmt::format("{}={} is set although {} is natively supported by {}", subject.variable,
                                             *subject.value, subject.label, built_.release))
-                       .because("The override is not needed: it can hide a real architecture mismatch, makes the "
-                                "runtime load another target's code, and breaks other GPUs in the box. Remove it.");
+                       .because(
+                           "The override is not needed: it can hide a real architecture mismatch, makes the "
+                           "runtime load another target's code, and breaks other GPUs in the box. Remove it.");
     finding.with_evidence("env " + subject.variable, *subject.value);
     add_locations(finding, locations_);
     with_release(finding);
@@ -169,9 +173,10 @@ class Judge {
     const auto* official = built_.version.empty() ? nullptr : kb_.release(built_.version);
     if (official != nullptr && official->lists(subject.gfx, built_.version) &&
         !built_.evidence_source.starts_with("official")) {
-      last = fmt::format(" ROCm {} officially supports {}: this install's rocBLAS is incomplete (a trimmed image or "
-                         "a partial package set); reinstall rocBLAS from that release.",
-                         official->release, subject.gfx);
+      last = fmt::format(
+          " ROCm {} officially supports {}: this install's rocBLAS is incomplete (a trimmed image or "
+          "a partial package set); reinstall rocBLAS from that release.",
+          official->release, subject.gfx);
     }
     auto finding =
         make_finding("gpu.unsupported", Severity::error,
@@ -181,8 +186,10 @@ class Judge {
                                  "so no override can help.{}",
                                  built_.release, subject.gfx, target.family, evidence_word(built_), last));
     with_release(finding);
-    return finding.with_fix(make_fix(kCheckId, "Use a ROCm release (or a distribution build) that still carries code "
-                                               "for " + subject.gfx + ", or a supported GPU"));
+    return finding.with_fix(make_fix(kCheckId,
+                                     "Use a ROCm release (or a distribution build) that still carries code "
+                                     "for " +
+                                         subject.gfx + ", or a supported GPU"));
   }
 
   Finding unknown_target(const Subject& subject) const {
@@ -196,9 +203,10 @@ class Judge {
     auto finding = make_finding("gpu.unsupported", from_libraries ? Severity::error : Severity::warning,
                                 fmt::format("{}: {} is unknown to this doctor and not built into {}", subject.label,
                                             gfx, built_.release))
-                       .because("The target is not in the knowledge base (a newer GPU, or a KFD value the doctor "
-                                "cannot decode), and " + built_.release + " does not list it, judged from " +
-                                evidence_word(built_) + ".");
+                       .because(
+                           "The target is not in the knowledge base (a newer GPU, or a KFD value the doctor "
+                           "cannot decode), and " +
+                           built_.release + " does not list it, judged from " + evidence_word(built_) + ".");
     with_release(finding);
     return finding.with_fix(
         make_fix(kCheckId, "Check AMD's current ROCm support list for this GPU, and update rocm-doctor"));

@@ -19,7 +19,7 @@ constexpr int kHipErrorNoDevice = 100;  // hipErrorNoDevice, stable since HIP 4
 
 // Variables that hide GPUs from HIP (ROCR_ at the HSA level, HIP_/CUDA_ at the HIP level).
 constexpr std::array<std::string_view, 4> kVisibilityVariables = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                                                                   "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"};
+                                                                  "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"};
 
 // "5.2" from a version text such as "5.2.21153" or "6.0.2".
 std::string major_minor(std::string_view version) {
@@ -41,8 +41,10 @@ bool node_rw(const NodeInfo& node, const Identity& who) {
   if (node.access) return *node.access == "rw";
   if (who.uid == 0) return true;
   unsigned bits = node.mode & 07;
-  if (node.uid == who.uid) bits = (node.mode >> 6) & 07;
-  else if (std::find(who.groups.begin(), who.groups.end(), node.gid) != who.groups.end() || node.gid == who.gid) bits = (node.mode >> 3) & 07;
+  if (node.uid == who.uid)
+    bits = (node.mode >> 6) & 07;
+  else if (std::find(who.groups.begin(), who.groups.end(), node.gid) != who.groups.end() || node.gid == who.gid)
+    bits = (node.mode >> 3) & 07;
   return (bits & 06) == 06;
 }
 
@@ -70,9 +72,10 @@ void add_no_device_reasons(const CheckContext& ctx, Finding& finding) {
     }
   }
   if (reasons.empty()) reasons.push_back("the driver, /dev/kfd and its permissions look fine: see `rocm-doctor -v`");
-  finding.because(fmt::format("HIP returned hipErrorNoDevice: no application can use a GPU. Why, from this "
-                              "machine's files: {}.",
-                              fmt::join(reasons, "; ")));
+  finding.because(
+      fmt::format("HIP returned hipErrorNoDevice: no application can use a GPU. Why, from this "
+                  "machine's files: {}.",
+                  fmt::join(reasons, "; ")));
 }
 
 Finding load_finding(const json& library, bool image_mode) {
@@ -81,8 +84,9 @@ Finding load_finding(const json& library, bool image_mode) {
   const bool failed = library.value("status", "") == "load-failed" || library.contains("missing_symbols");
   if (!failed) {
     auto finding = make_finding("hip.not-found", Severity::error, "The HIP runtime (libamdhip64.so) cannot be found")
-                       .because("Every HIP application (PyTorch, llama.cpp, ...) loads libamdhip64 through the "
-                                "dynamic loader; neither the loader's path nor the ROCm folders have it.")
+                       .because(
+                           "Every HIP application (PyTorch, llama.cpp, ...) loads libamdhip64 through the "
+                           "dynamic loader; neither the loader's path nor the ROCm folders have it.")
                        .with_evidence("dlopen", fmt::format("tried {}", fmt::join(tried, ", ")));
     return finding.with_fix(make_fix("hip",
                                      image_mode ? "Install the HIP runtime into the image (AMD's rocm-hip-runtime "
@@ -96,16 +100,19 @@ Finding load_finding(const json& library, bool image_mode) {
   if (library.contains("missing_symbols")) error = fmt::format("{}", fmt::join(library["missing_symbols"], "; "));
   std::string culprit = library.value("path", std::string());
   for (const auto& attempt : library.value("attempts", json::array())) {
-    if (culprit.empty() && attempt.contains("error") && attempt.value("error", "") == error) culprit = attempt.value("name", "");
+    if (culprit.empty() && attempt.contains("error") && attempt.value("error", "") == error)
+      culprit = attempt.value("name", "");
   }
   auto finding = make_finding("hip.load-failed", Severity::error, "The HIP runtime was found but does not load")
-                     .because("dlopen() found libamdhip64 but failed: usually a missing dependency (a partly "
-                              "installed or mixed ROCm), or a library built for another architecture.")
+                     .because(
+                         "dlopen() found libamdhip64 but failed: usually a missing dependency (a partly "
+                         "installed or mixed ROCm), or a library built for another architecture.")
                      .with_evidence("dlerror", error);
   std::vector<std::string> commands;
   if (!culprit.empty() && culprit.front() == '/') commands = {"ldd " + shell_quote(culprit) + " | grep 'not found'"};
-  return finding.with_fix(make_fix(
-      "hip", "See which dependency is missing, then install or repair the ROCm release it belongs to.", std::move(commands)));
+  return finding.with_fix(
+      make_fix("hip", "See which dependency is missing, then install or repair the ROCm release it belongs to.",
+               std::move(commands)));
 }
 
 std::string device_label(const json& device) {
@@ -117,15 +124,18 @@ std::string device_label(const json& device) {
 // The installed release the loaded runtime should belong to.
 std::optional<Finding> version_finding(const CheckContext& ctx, const json& result) {
   const auto& install = ctx.fact<RocmInstallation>();
-  if (!install.active || install.active->version.empty() || !result.contains("runtime_version_text")) return std::nullopt;
+  if (!install.active || install.active->version.empty() || !result.contains("runtime_version_text"))
+    return std::nullopt;
   const auto runtime = result.value("runtime_version_text", std::string());
   if (major_minor(runtime) == major_minor(install.active->version)) return std::nullopt;
   const auto path = result["library"].value("real_path", result["library"].value("path", std::string()));
   auto finding =
-      make_finding("hip.version-mismatch", Severity::warning,
-                   fmt::format("The HIP runtime loaded is {} but the installed ROCm is {}", runtime, install.active->version))
-          .because("Applications get the runtime the loader finds first, not the one ROCm installed: a distribution "
-                   "or bundled libamdhip64 shadows the ROCm release, so the math libraries and the runtime disagree.")
+      make_finding(
+          "hip.version-mismatch", Severity::warning,
+          fmt::format("The HIP runtime loaded is {} but the installed ROCm is {}", runtime, install.active->version))
+          .because(
+              "Applications get the runtime the loader finds first, not the one ROCm installed: a distribution "
+              "or bundled libamdhip64 shadows the ROCm release, so the math libraries and the runtime disagree.")
           .with_evidence("probe hip", fmt::format("{} from {}", runtime, path))
           .with_evidence(install.active->evidence.empty() ? install.active->prefix : install.active->evidence,
                          install.active->version);
@@ -133,15 +143,15 @@ std::optional<Finding> version_finding(const CheckContext& ctx, const json& resu
   const auto ld_path = ctx.host().env("LD_LIBRARY_PATH").value_or("");
   if (!folder.empty() && ld_path.find(folder) != std::string::npos) {
     finding.with_evidence("env LD_LIBRARY_PATH", ld_path);
-    return finding.with_fix(make_fix("hip", "LD_LIBRARY_PATH puts another runtime first: remove " + folder + " from it.",
+    return finding.with_fix(make_fix("hip",
+                                     "LD_LIBRARY_PATH puts another runtime first: remove " + folder + " from it.",
                                      {"unset LD_LIBRARY_PATH"}));
   }
   if (!install.active->distro_packaged && !install.active->lib_dir.empty()) {
-    return finding.with_fix(
-        make_fix("hip", "Put the ROCm release's library folder first on the loader path (or remove the stray copy).",
-                 {"echo " + shell_quote(install.active->lib_dir) + " | sudo tee /etc/ld.so.conf.d/rocm.conf",
-                  "sudo ldconfig"},
-                 FixNeeds{.root = true}));
+    return finding.with_fix(make_fix(
+        "hip", "Put the ROCm release's library folder first on the loader path (or remove the stray copy).",
+        {"echo " + shell_quote(install.active->lib_dir) + " | sudo tee /etc/ld.so.conf.d/rocm.conf", "sudo ldconfig"},
+        FixNeeds{.root = true}));
   }
   return finding.with_fix(
       make_fix("hip", "Remove the stray runtime at " + path + ", or install the ROCm release that matches it."));
@@ -152,8 +162,9 @@ std::optional<Finding> device_mismatch_finding(const CheckContext& ctx, int hip_
   if (!kfd_count || hip_count >= *kfd_count) return std::nullopt;
   auto finding = make_finding("hip.device-mismatch", Severity::warning,
                               fmt::format("HIP sees {} GPU(s) but the driver (KFD) lists {}", hip_count, *kfd_count))
-                     .because("Some GPUs are hidden from applications: a *_VISIBLE_DEVICES variable, or a render "
-                              "node this process may not open.")
+                     .because(
+                         "Some GPUs are hidden from applications: a *_VISIBLE_DEVICES variable, or a render "
+                         "node this process may not open.")
                      .with_evidence("/sys/class/kfd/kfd/topology/nodes", fmt::format("{} GPU nodes", *kfd_count))
                      .with_evidence("probe hip", fmt::format("hipGetDeviceCount = {}", hip_count));
   std::vector<std::string> commands;
@@ -163,9 +174,9 @@ std::optional<Finding> device_mismatch_finding(const CheckContext& ctx, int hip_
       commands.push_back("unset " + std::string(name));
     }
   }
-  return finding.with_fix(make_fix(
-      "hip", "Unset the variables that hide GPUs (if that is not intended), and check render node access.",
-      std::move(commands)));
+  return finding.with_fix(
+      make_fix("hip", "Unset the variables that hide GPUs (if that is not intended), and check render node access.",
+               std::move(commands)));
 }
 
 std::vector<Finding> device_findings(const CheckContext& ctx, const json& result) {
@@ -179,19 +190,21 @@ std::vector<Finding> device_findings(const CheckContext& ctx, const json& result
     auto finding = make_finding("hip.smoke-failed", Severity::error,
                                 fmt::format("GPU {}: a {} MiB host-device-host copy failed", device_label(device),
                                             smoke.value("bytes", 0ULL) >> 20))
-                       .because("Copying memory to the GPU and back is the first thing every workload does; when "
-                                "it fails or returns different bytes, results cannot be trusted (driver, firmware "
-                                "or hardware fault).");
+                       .because(
+                           "Copying memory to the GPU and back is the first thing every workload does; when "
+                           "it fails or returns different bytes, results cannot be trusted (driver, firmware "
+                           "or hardware fault).");
     if (smoke.contains("error")) {
       finding.with_evidence("probe hip " + smoke["error"].value("call", std::string()),
                             smoke["error"].value("name", smoke["error"].value("text", std::string())));
     } else {
-      finding.with_evidence("probe hip smoke", fmt::format("{} bytes differ, first at offset {}",
-                                                           smoke.value("mismatched_bytes", 0ULL),
-                                                           smoke.value("first_mismatch", 0ULL)));
+      finding.with_evidence("probe hip smoke",
+                            fmt::format("{} bytes differ, first at offset {}", smoke.value("mismatched_bytes", 0ULL),
+                                        smoke.value("first_mismatch", 0ULL)));
     }
-    auto fix = make_fix("hip", "Check the kernel log for amdgpu errors around the test, and update the driver/firmware.",
-                        {"sudo dmesg | grep -iE 'amdgpu|kfd' | tail -n 30"}, FixNeeds{.root = true});
+    auto fix =
+        make_fix("hip", "Check the kernel log for amdgpu errors around the test, and update the driver/firmware.",
+                 {"sudo dmesg | grep -iE 'amdgpu|kfd' | tail -n 30"}, FixNeeds{.root = true});
     fix.verify += " --level full";  // the copy test runs at the full level only
     finding.with_fix(fix);
     findings.push_back(std::move(finding));
@@ -199,12 +212,13 @@ std::vector<Finding> device_findings(const CheckContext& ctx, const json& result
   if (!findings.empty() && findings.back().id == "hip.smoke-failed") return findings;
   std::vector<std::string> labels;
   for (const auto& device : devices) labels.push_back(device_label(device));
-  auto ok = make_finding("hip.ok", Severity::ok,
-                         fmt::format("HIP {} sees {} GPU(s): {}", result.value("runtime_version_text", std::string("?")),
-                                     count, fmt::join(labels, ", ")))
-                .because("The HIP runtime loads and enumerates the GPUs the way applications will.")
-                .with_evidence("probe hip library",
-                               result["library"].value("real_path", result["library"].value("path", std::string())));
+  auto ok =
+      make_finding("hip.ok", Severity::ok,
+                   fmt::format("HIP {} sees {} GPU(s): {}", result.value("runtime_version_text", std::string("?")),
+                               count, fmt::join(labels, ", ")))
+          .because("The HIP runtime loads and enumerates the GPUs the way applications will.")
+          .with_evidence("probe hip library",
+                         result["library"].value("real_path", result["library"].value("path", std::string())));
   if (result.contains("driver_version")) {
     ok.with_evidence("probe hip driver version", std::to_string(result.value("driver_version", 0)));
   }
@@ -218,7 +232,7 @@ class HipCheck final : public Check {
   std::string_view title() const override { return "HIP runtime"; }
   int order() const override { return 70; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"hip.not-found",      "hip.load-failed",      "hip.no-device", "hip.init-failed",
+    return {"hip.not-found",        "hip.load-failed",     "hip.no-device",    "hip.init-failed",
             "hip.version-mismatch", "hip.device-mismatch", "hip.smoke-failed", "hip.ok"};
   }
   std::vector<std::string_view> probes() const override { return {"hip"}; }

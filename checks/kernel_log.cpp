@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "driver_config.h"
@@ -217,11 +216,12 @@ Finding firmware_missing(const CheckContext& ctx, const std::string& source, con
   const auto& facts = ctx.fact<SystemFacts>();
   std::vector<std::string> absent, present;
   for (const auto& name : names) (firmware_on_disk(host, name) ? present : absent).push_back(name);
-  auto finding = make_finding("driver.firmware-missing", Severity::error,
-                              "amdgpu could not load firmware: " + join(names, ", "))
-                     .because("Each GPU block (graphics, compute, SDMA, power management) runs firmware the driver "
-                              "loads at start-up. A missing file makes amdgpu fail the GPU or leave parts of it off: "
-                              "no /dev/kfd, hangs, or a GPU that ROCm does not list.");
+  auto finding =
+      make_finding("driver.firmware-missing", Severity::error, "amdgpu could not load firmware: " + join(names, ", "))
+          .because(
+              "Each GPU block (graphics, compute, SDMA, power management) runs firmware the driver "
+              "loads at start-up. A missing file makes amdgpu fail the GPU or leave parts of it off: "
+              "no /dev/kfd, hangs, or a GPU that ROCm does not list.");
   for (std::size_t i = 0; i < groups.size() && i < kMaxQuoted; ++i) finding.with_evidence(source, quote(groups[i]));
   for (const auto& name : absent) finding.with_evidence("/lib/firmware/" + name, "absent");
   for (const auto& name : present) finding.with_evidence("/lib/firmware/" + name, "present on disk now");
@@ -281,9 +281,10 @@ Finding log_problems(const std::string& source, const std::vector<std::pair<cons
 
 Finding unreadable(const LogRead& read) {
   auto finding = make_finding("driver.kernel-log", Severity::info, "The kernel log could not be read")
-                     .because("The kernel log says why amdgpu failed (firmware, init errors, hangs). Reading it "
-                              "needs root on most systems (kernel.dmesg_restrict=1), or the adm group for "
-                              "/var/log/kern.log on Debian and Ubuntu.");
+                     .because(
+                         "The kernel log says why amdgpu failed (firmware, init errors, hangs). Reading it "
+                         "needs root on most systems (kernel.dmesg_restrict=1), or the adm group for "
+                         "/var/log/kern.log on Debian and Ubuntu.");
   if (read.failures.empty()) finding.with_evidence("/dev/kmsg, /var/log/kern.log, /var/log/messages", "not found");
   for (const auto& failure : read.failures) finding.with_evidence("kernel log", failure);
   return finding.with_fix(make_fix(
@@ -296,10 +297,13 @@ class KernelLogCheck final : public Check {
   std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "Kernel log"; }
   int order() const override { return 22; }
-  std::vector<std::string_view> finding_ids() const override { return {"driver.kernel-log", "driver.firmware-missing"}; }
+  std::vector<std::string_view> finding_ids() const override {
+    return {"driver.kernel-log", "driver.firmware-missing"};
+  }
 
   CheckOutcome run(const CheckContext& ctx) const override {
-    if (ctx.options().image_mode) return CheckOutcome::skipped("--image: the build host's kernel log is not the target's");
+    if (ctx.options().image_mode)
+      return CheckOutcome::skipped("--image: the build host's kernel log is not the target's");
     const auto& facts = ctx.fact<SystemFacts>();
     if (facts.wsl) return CheckOutcome::skipped("WSL: the GPU is driven by the Windows driver");
     const auto read = read_kernel_log(ctx.host());
@@ -310,7 +314,8 @@ class KernelLogCheck final : public Check {
     std::vector<LogLine> problem_lines;
     std::size_t gpu_lines = 0;
     for (const auto& line : read.lines) {
-      if (line.message.find("amdgpu") != std::string::npos || line.message.find("kfd") != std::string::npos) ++gpu_lines;
+      if (line.message.find("amdgpu") != std::string::npos || line.message.find("kfd") != std::string::npos)
+        ++gpu_lines;
       if (const auto name = missing_firmware(line.message)) {
         firmware_lines.push_back(line);
         if (std::find(firmware_names.begin(), firmware_names.end(), *name) == firmware_names.end()) {

@@ -62,9 +62,9 @@ Finding inventory_finding(const MathLibraries& libraries) {
                      .because("Frameworks load these at run time; a missing one fails only when first used.");
   for (const auto& library : libraries.libraries) {
     finding.with_evidence(library.file.empty() ? library.kernel_dir : library.file,
-                          library.kernel_dir.empty() ? library.version
-                                                     : fmt::format("{} kernel files in {}", library.kernel_files.size(),
-                                                                   library.kernel_dir));
+                          library.kernel_dir.empty()
+                              ? library.version
+                              : fmt::format("{} kernel files in {}", library.kernel_files.size(), library.kernel_dir));
   }
   return finding;
 }
@@ -98,15 +98,16 @@ Finding missing_finding(const InstalledLibrary& library, const Wanted& wanted, c
   }
   auto finding =
       make_finding(layout.finding, Severity::error,
-                   fmt::format("{} in {} has no kernels for {} ({})", library.name, libraries.release_label,
-                               wanted.gfx, wanted.why))
+                   fmt::format("{} in {} has no kernels for {} ({})", library.name, libraries.release_label, wanted.gfx,
+                               wanted.why))
           .because(fmt::format("{} looks its kernels up per gfx target in {}; without files for {} the first call "
                                "fails (rocBLAS: 'Cannot read TensileLibrary.dat ... for GPU arch', MIOpen: falls back "
                                "to slow compilation or fails, hipBLASLt: no solution found).",
                                library.name, library.kernel_dir, wanted.gfx))
           .with_evidence(library.kernel_dir,
-                         available.empty() ? fmt::format("{} files, none for {}", library.kernel_files.size(), wanted.gfx)
-                                           : "carries " + join({available.begin(), available.end()}, ", "));
+                         available.empty()
+                             ? fmt::format("{} files, none for {}", library.kernel_files.size(), wanted.gfx)
+                             : "carries " + join({available.begin(), available.end()}, ", "));
   const auto* target = kb::knowledge_base().target(wanted.gfx);
   if (target != nullptr && target->workaround && library.carries(target->workaround->runs_as).value_or(false)) {
     return finding.with_fix(make_fix(
@@ -116,11 +117,11 @@ Finding missing_finding(const InstalledLibrary& library, const Wanted& wanted, c
                     target->workaround->runs_as, target->workaround->override_value, library.name, wanted.gfx),
         {"export HSA_OVERRIDE_GFX_VERSION=" + target->workaround->override_value}));
   }
-  return finding.with_fix(make_fix("libraries",
-                                   fmt::format("Reinstall {} from a ROCm release that supports {} (a partial install "
-                                               "or a trimmed container image drops kernel files), or build it with "
-                                               "-DAMDGPU_TARGETS={}",
-                                               library.name, wanted.gfx, wanted.gfx)));
+  return finding.with_fix(
+      make_fix("libraries", fmt::format("Reinstall {} from a ROCm release that supports {} (a partial install "
+                                        "or a trimmed container image drops kernel files), or build it with "
+                                        "-DAMDGPU_TARGETS={}",
+                                        library.name, wanted.gfx, wanted.gfx)));
 }
 
 class LibrariesCheck final : public Check {

@@ -1,8 +1,8 @@
 // `miopen`: MIOpen keeps tuned kernels in a user database and a compiled-kernel
 // cache; when neither folder is writable every run compiles and tunes again.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"
@@ -59,7 +59,8 @@ const Mount* mount_of(const std::vector<Mount>& mounts, const std::string& path)
 bool writable_by(const NodeInfo& node, const Identity& who) {
   if (who.uid == 0) return true;
   unsigned bits = node.mode & 07;
-  if (node.uid == who.uid) bits = (node.mode >> 6) & 07;
+  if (node.uid == who.uid)
+    bits = (node.mode >> 6) & 07;
   else if (node.gid == who.gid || std::find(who.groups.begin(), who.groups.end(), node.gid) != who.groups.end()) {
     bits = (node.mode >> 3) & 07;
   }
@@ -82,7 +83,8 @@ Verdict judge_folder(const Host& host, const std::vector<Mount>& mounts, const s
     if (node) {
       Verdict verdict;
       verdict.evidence_path = path;
-      verdict.evidence = fmt::format("{} mode {:04o} uid {} gid {}", to_string(node->type), node->mode, node->uid, node->gid);
+      verdict.evidence =
+          fmt::format("{} mode {:04o} uid {} gid {}", to_string(node->type), node->mode, node->uid, node->gid);
       if (const auto* mount = mount_of(mounts, path); mount != nullptr && mount->read_only) {
         verdict.writable = false;
         verdict.reason = fmt::format("{} is on a read-only mount ({})", path, mount->point);
@@ -97,8 +99,9 @@ Verdict judge_folder(const Host& host, const std::vector<Mount>& mounts, const s
       // A snapshot older than its `stat` record knows no owner or mode: nothing to judge then.
       if (node->permissions_known && !writable_by(*node, host.identity())) {
         verdict.writable = false;
-        verdict.reason = exists ? path + " is not writable by this user"
-                                : folder + " does not exist and " + path + " is not writable by this user, so it cannot be created";
+        verdict.reason =
+            exists ? path + " is not writable by this user"
+                   : folder + " does not exist and " + path + " is not writable by this user, so it cannot be created";
       }
       return verdict;
     }
@@ -117,7 +120,8 @@ Fix unwritable_fix(const std::string& variable, const std::string& path, const V
   if (verdict.reason.find("read-only") != std::string::npos) {
     return make_fix(kCheckId,
                     "Point MIOpen at a writable folder (or mount a volume there, e.g. docker run -v "
-                    "miopen-cache:" + path + ").",
+                    "miopen-cache:" +
+                        path + ").",
                     {"mkdir -p /tmp/miopen", "export " + variable + "=/tmp/miopen"});
   }
   if (!who.user.empty() && verdict.evidence.find("uid 0 ") != std::string::npos && who.uid != 0) {
@@ -139,7 +143,8 @@ bool miopen_in_use(const CheckContext& ctx) {
     if (release.lib_dir.empty()) continue;
     auto entries = host.list_dir(release.lib_dir);
     if (!entries) continue;
-    if (std::any_of(entries->begin(), entries->end(), [](const DirEntry& e) { return e.name.starts_with("libMIOpen.so"); })) {
+    if (std::any_of(entries->begin(), entries->end(),
+                    [](const DirEntry& e) { return e.name.starts_with("libMIOpen.so"); })) {
       return true;
     }
   }
@@ -200,15 +205,17 @@ class MiopenCheck final : public Check {
       }
       auto finding = make_finding("miopen.cache-unwritable", Severity::warning,
                                   fmt::format("MIOpen cannot write its {}: {}", folder.what, verdict.reason))
-                         .because("MIOpen stores the kernels it compiled and the convolution algorithms it tuned "
-                                  "there; when it cannot, every process compiles and tunes again (minutes of start-up "
-                                  "per run, slower convolutions). Common in read-only containers and when a folder "
-                                  "was created by root (sudo python ...).")
+                         .because(
+                             "MIOpen stores the kernels it compiled and the convolution algorithms it tuned "
+                             "there; when it cannot, every process compiles and tunes again (minutes of start-up "
+                             "per run, slower convolutions). Common in read-only containers and when a folder "
+                             "was created by root (sudo python ...).")
                          .with_evidence(folder.variable.empty() ? "default folder" : "env " + folder.variable, path);
       if (!verdict.evidence_path.empty()) finding.with_evidence(verdict.evidence_path, verdict.evidence);
-      const auto variable = folder.variable.empty()
-                                ? std::string(folder.what.starts_with("user") ? "MIOPEN_USER_DB_PATH" : "MIOPEN_CUSTOM_CACHE_DIR")
-                                : folder.variable;
+      const auto variable =
+          folder.variable.empty()
+              ? std::string(folder.what.starts_with("user") ? "MIOPEN_USER_DB_PATH" : "MIOPEN_CUSTOM_CACHE_DIR")
+              : folder.variable;
       finding.with_fix(unwritable_fix(variable, path, verdict, who));
       findings.push_back(std::move(finding));
     }

@@ -9,8 +9,9 @@ namespace {
 Finding distribution_finding(const SystemFacts& facts) {
   if (facts.os_pretty_name.empty()) {
     return make_finding("os.unknown-distribution", Severity::info, "Distribution unknown: /etc/os-release is missing")
-        .because("Without /etc/os-release the doctor cannot compare this system with ROCm's list of supported "
-                 "distributions.")
+        .because(
+            "Without /etc/os-release the doctor cannot compare this system with ROCm's list of supported "
+            "distributions.")
         .with_evidence("/etc/os-release", "not found");
   }
   return make_finding("os.distribution", Severity::info, facts.os_pretty_name)
@@ -49,10 +50,11 @@ class OsCheck final : public Check {
               .with_evidence("/proc/sys/kernel/osrelease", facts.kernel_release));
     }
     if (!facts.container.empty()) {
-      findings.push_back(make_finding("os.container", Severity::info, "Running inside a " + facts.container + " container")
-                             .because("In a container the GPU device nodes and their group ids come from the "
-                                      "host and must be passed in explicitly.")
-                             .with_evidence("container runtime", facts.container));
+      findings.push_back(
+          make_finding("os.container", Severity::info, "Running inside a " + facts.container + " container")
+              .because("In a container the GPU device nodes and their group ids come from the "
+                       "host and must be passed in explicitly.")
+              .with_evidence("container runtime", facts.container));
     }
     return findings;
   }

@@ -5,9 +5,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "driver_config.h"
 #include "rocm_doctor/check.h"
@@ -37,7 +36,8 @@ std::string lower(std::string_view text) {
 
 bool is_dotted_number(std::string_view text) {
   if (text.empty() || text.front() == '.' || text.back() == '.') return false;
-  return std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
 }
 
 }  // namespace
@@ -201,12 +201,13 @@ std::optional<Finding> install_broken(const DpkgDatabase& dpkg) {
   if (bad.empty()) return std::nullopt;
   std::vector<std::string> names;
   for (const auto& package : bad) names.push_back(package.name + " (" + package.state + ")");
-  auto finding = make_finding("rocm.install-broken", Severity::error,
-                              std::to_string(bad.size()) + " ROCm/amdgpu package(s) are half-installed: " +
-                                  join(names, ", "))
-                     .because("dpkg stopped in the middle of installing or configuring these packages (often the "
-                              "amdgpu-dkms build failing, or an interrupted upgrade). Their files may be missing or "
-                              "from two releases, and apt refuses further installs until it is repaired.");
+  auto finding =
+      make_finding("rocm.install-broken", Severity::error,
+                   std::to_string(bad.size()) + " ROCm/amdgpu package(s) are half-installed: " + join(names, ", "))
+          .because(
+              "dpkg stopped in the middle of installing or configuring these packages (often the "
+              "amdgpu-dkms build failing, or an interrupted upgrade). Their files may be missing or "
+              "from two releases, and apt refuses further installs until it is repaired.");
   for (const auto& package : bad) {
     finding.with_evidence(std::string(DpkgDatabase::kStatusPath) + ":" + std::to_string(package.line),
                           "Package: " + package.name + " Version: " + package.version + " Status: " + package.want +
@@ -243,7 +244,9 @@ std::vector<SourcedEntry> radeon_entries(const Host& host) {
   for (const auto& [path, format] : files) {
     const auto text = host.read_file(path);
     if (!text) continue;
-    const auto entries = format == 0 ? parse_apt_list(*text) : format == 1 ? parse_deb822(*text) : parse_repo_ini(*text);
+    const auto entries = format == 0   ? parse_apt_list(*text)
+                         : format == 1 ? parse_deb822(*text)
+                                       : parse_repo_ini(*text);
     for (const auto& entry : entries) {
       if (!entry.enabled) continue;
       for (const auto& uri : entry.uris) {
@@ -257,7 +260,9 @@ std::vector<SourcedEntry> radeon_entries(const Host& host) {
   return result;
 }
 
-std::string where(const SourcedEntry& source) { return source.file + ":" + std::to_string(source.entry.line); }
+std::string where(const SourcedEntry& source) {
+  return source.file + ":" + std::to_string(source.entry.line);
+}
 
 // "6.2.0" -> "6.2": AMD's repository folders drop a zero patch level.
 std::string repo_folder(const std::string& version) {
@@ -295,11 +300,13 @@ std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& ins
     auto finding = make_finding("rocm.repo-stale", Severity::warning,
                                 "AMD repository entries point at another release than the one installed (ROCm " +
                                     (installed.empty() ? std::string("?") : installed) + ")")
-                       .because("Each repo.radeon.com folder holds one release. An entry for another release means a "
-                                "half-done upgrade: the next `apt upgrade` (or a new package) mixes two releases, "
-                                "which breaks the runtime in ways that are hard to trace.");
+                       .because(
+                           "Each repo.radeon.com folder holds one release. An entry for another release means a "
+                           "half-done upgrade: the next `apt upgrade` (or a new package) mixes two releases, "
+                           "which breaks the runtime in ways that are hard to trace.");
     for (const auto* source : stale) {
-      finding.with_evidence(where(*source), source->entry.text.empty() ? source->entry.uris.front() : source->entry.text);
+      finding.with_evidence(where(*source),
+                            source->entry.text.empty() ? source->entry.uris.front() : source->entry.text);
     }
     if (!installed.empty()) finding.with_evidence("installed ROCm", installed + " (" + install.active->evidence + ")");
     if (driver_release) finding.with_evidence("installed amdgpu-dkms", "ROCm " + *driver_release + " driver");
@@ -325,8 +332,9 @@ std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& ins
     if (list.size() < 2) continue;
     auto finding = make_finding("rocm.repo-stale", Severity::warning,
                                 "The same AMD repository is configured " + std::to_string(list.size()) + " times")
-                       .because("Duplicate entries make apt warn on every update (\"configured multiple times\") and, "
-                                "when a later edit changes only one of them, leave the old release in use.");
+                       .because(
+                           "Duplicate entries make apt warn on every update (\"configured multiple times\") and, "
+                           "when a later edit changes only one of them, leave the old release in use.");
     std::vector<std::string> commands;
     for (const auto* source : list) finding.with_evidence(where(*source), source->entry.text);
     for (std::size_t i = 1; i < list.size(); ++i) commands.push_back(shell_command({"sudoedit", list[i]->file}));
@@ -344,13 +352,13 @@ std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& ins
     const auto& data = package_data();
     auto finding = make_finding("rocm.repo-stale", Severity::warning,
                                 "AMD repository entries have no signed-by= keyring (apt-key era)")
-                       .because("apt-key is deprecated and gone from current Debian and Ubuntu releases; entries "
-                                "trusted through it stop verifying (NO_PUBKEY) after an upgrade. The keyring form "
-                                "trusts AMD's key for AMD's repositories only.");
-    std::vector<std::string> commands = {
-        "sudo mkdir --parents --mode=0755 /etc/apt/keyrings",
-        "wget -qO- " + shell_quote(data.key_url) + " | gpg --dearmor | sudo tee " + shell_quote(data.keyring) +
-            " > /dev/null"};
+                       .because(
+                           "apt-key is deprecated and gone from current Debian and Ubuntu releases; entries "
+                           "trusted through it stop verifying (NO_PUBKEY) after an upgrade. The keyring form "
+                           "trusts AMD's key for AMD's repositories only.");
+    std::vector<std::string> commands = {"sudo mkdir --parents --mode=0755 /etc/apt/keyrings",
+                                         "wget -qO- " + shell_quote(data.key_url) + " | gpg --dearmor | sudo tee " +
+                                             shell_quote(data.keyring) + " > /dev/null"};
     for (const auto* source : unsigned_entries) {
       finding.with_evidence(where(*source), source->entry.text);
       const auto& entry = source->entry;
@@ -405,9 +413,10 @@ std::optional<Finding> driver_skew(const DriverRelease& driver, const RocmInstal
   auto finding = make_finding("rocm.driver-skew", Severity::warning,
                               "The amdgpu driver (ROCm " + major_minor(driver.release) + ") and the ROCm user space (" +
                                   userspace + ") are further apart than AMD supports")
-                     .because("The kernel driver and the ROCm runtime talk through the KFD interface; AMD tests them "
-                              "together only within a window. " + rules.rule +
-                              " Outside it, features fail or the runtime misbehaves (hangs, missing GPUs).")
+                     .because(
+                         "The kernel driver and the ROCm runtime talk through the KFD interface; AMD tests them "
+                         "together only within a window. " +
+                         rules.rule + " Outside it, features fail or the runtime misbehaves (hangs, missing GPUs).")
                      .with_evidence(driver.evidence_source, driver.evidence_value)
                      .with_evidence("ROCm user space", userspace + " (" + install.active->evidence + ")")
                      .with_evidence("support window", "checks/data/amdgpu_driver.json: " + rules.sources.front());

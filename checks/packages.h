@@ -13,12 +13,12 @@ namespace rocm_doctor::packages {
 
 // One repository entry, whatever file format it came from.
 struct RepoEntry {
-  int line = 0;                     // where it starts in its file (1-based)
-  std::string text;                 // the line / stanza head as written, for evidence
+  int line = 0;      // where it starts in its file (1-based)
+  std::string text;  // the line / stanza head as written, for evidence
   std::vector<std::string> uris;
-  std::string suite;                // apt only ("jammy")
-  std::string components;           // apt only ("main")
-  bool signed_by = false;           // apt: signed-by= / Signed-By: present
+  std::string suite;       // apt only ("jammy")
+  std::string components;  // apt only ("main")
+  bool signed_by = false;  // apt: signed-by= / Signed-By: present
   bool enabled = true;
 };
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "driver.h"
@@ -28,14 +27,19 @@ std::string without_parentheses(std::string_view text) {
   std::string result;
   int depth = 0;
   for (const char c : text) {
-    if (c == '(') ++depth;
-    else if (c == ')') depth = std::max(0, depth - 1);
-    else if (depth == 0) result += c;
+    if (c == '(')
+      ++depth;
+    else if (c == ')')
+      depth = std::max(0, depth - 1);
+    else if (depth == 0)
+      result += c;
   }
   return result;
 }
 
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 }  // namespace
 
@@ -191,20 +195,22 @@ Finding unsupported_os(const SystemFacts& facts, const kb::Release& release, con
     }
   }
   const auto shown = facts.os_pretty_name.empty() ? facts.os_id + " " + facts.os_version_id : facts.os_pretty_name;
-  auto finding = make_finding("os.unsupported", Severity::warning,
-                              shown + " is not on ROCm " + release.release + "'s list of supported distributions")
-                     .because("AMD builds and tests each ROCm release on a short list of distributions. Elsewhere "
-                              "packages may not install (dependency names differ), amdgpu-dkms may not build, and "
-                              "problems are not supported." +
-                              (name.empty() || judgement.same_distro.empty()
-                                   ? std::string()
-                                   : " This " + name + " version is not among the listed ones."))
-                     .with_evidence("/etc/os-release", "ID=" + facts.os_id + " VERSION_ID=" + facts.os_version_id +
-                                                           (facts.os_id_like.empty() ? "" : " ID_LIKE=" + facts.os_id_like))
-                     .with_evidence("installed ROCm", version)
-                     .with_evidence("supported (nearest)", nearest.empty() ? "none listed" : join(nearest, "; "))
-                     .with_evidence("source", release.sources.empty() ? "checks/data/rocm_releases.json"
-                                                                      : release.sources.front());
+  auto finding =
+      make_finding("os.unsupported", Severity::warning,
+                   shown + " is not on ROCm " + release.release + "'s list of supported distributions")
+          .because(
+              "AMD builds and tests each ROCm release on a short list of distributions. Elsewhere "
+              "packages may not install (dependency names differ), amdgpu-dkms may not build, and "
+              "problems are not supported." +
+              (name.empty() || judgement.same_distro.empty()
+                   ? std::string()
+                   : " This " + name + " version is not among the listed ones."))
+          .with_evidence("/etc/os-release", "ID=" + facts.os_id + " VERSION_ID=" + facts.os_version_id +
+                                                (facts.os_id_like.empty() ? "" : " ID_LIKE=" + facts.os_id_like))
+          .with_evidence("installed ROCm", version)
+          .with_evidence("supported (nearest)", nearest.empty() ? "none listed" : join(nearest, "; "))
+          .with_evidence("source",
+                         release.sources.empty() ? "checks/data/rocm_releases.json" : release.sources.front());
   std::vector<std::string> commands;
   if (facts.os_id == "ubuntu") commands.push_back("sudo do-release-upgrade");
   return finding.with_fix(
@@ -229,15 +235,16 @@ std::optional<Finding> unsupported_kernel(const SystemFacts& facts, const kb::Re
   auto finding = make_finding("os.kernel-unsupported", Severity::warning,
                               "Kernel " + facts.kernel_release + " is not one ROCm " + release.release +
                                   " supports on this distribution")
-                     .because("amdgpu-dkms is built and tested against the kernels on the support list; with another "
-                              "kernel it may fail to build (the GPU then has no driver after a reboot) or the in-tree "
-                              "driver runs instead.")
+                     .because(
+                         "amdgpu-dkms is built and tested against the kernels on the support list; with another "
+                         "kernel it may fail to build (the GPU then has no driver after a reboot) or the in-tree "
+                         "driver runs instead.")
                      .with_evidence("/proc/sys/kernel/osrelease", facts.kernel_release)
                      .with_evidence("supported kernels", join(listed, "; "));
   std::vector<std::string> commands;
   if (facts.os_id == "ubuntu" && !facts.os_version_id.empty()) {
-    commands.push_back(shell_command({"sudo", "apt", "install", "--install-recommends",
-                                      "linux-generic-hwe-" + facts.os_version_id}));
+    commands.push_back(
+        shell_command({"sudo", "apt", "install", "--install-recommends", "linux-generic-hwe-" + facts.os_version_id}));
     commands.push_back("sudo reboot");
   } else {
     commands.push_back("ls /boot/vmlinuz-*");
@@ -267,20 +274,23 @@ std::optional<Finding> virtualized(const Host& host) {
   std::vector<std::string> functions;
   for (const auto& entry : host.list_dir("/sys/bus/pci/devices").value_or(std::vector<DirEntry>{})) {
     const auto base = "/sys/bus/pci/devices/" + entry.name;
-    const auto vendor_id = host.read_file(base + "/vendor").map([](const std::string& t) { return driver::parse_sysfs_hex(t); });
+    const auto vendor_id =
+        host.read_file(base + "/vendor").map([](const std::string& t) { return driver::parse_sysfs_hex(t); });
     if (!vendor_id || *vendor_id != driver::kAmdVendor) continue;
     if (host.read_link(base + "/physfn")) functions.push_back(entry.name);
   }
-  for (const auto& bdf : functions) evidence.emplace_back("/sys/bus/pci/devices/" + bdf + "/physfn", "SR-IOV virtual function");
+  for (const auto& bdf : functions)
+    evidence.emplace_back("/sys/bus/pci/devices/" + bdf + "/physfn", "SR-IOV virtual function");
   if (evidence.empty()) return std::nullopt;
-  std::string summary = hypervisor.empty() ? "Running in a virtual machine" : "Running in a " + hypervisor + " virtual machine";
+  std::string summary =
+      hypervisor.empty() ? "Running in a virtual machine" : "Running in a " + hypervisor + " virtual machine";
   if (!functions.empty()) summary = "AMD GPU SR-IOV virtual function(s) at " + join(functions, ", ");
-  auto finding =
-      make_finding("os.virtualized", Severity::info, summary)
-          .because("ROCm supports GPUs in virtual machines only in listed setups (KVM passthrough or SR-IOV of "
-                   "specific Instinct and Radeon PRO parts). The GPU must be passed through whole (VFIO) or as a "
-                   "virtual function with AMD's host driver; PCIe atomics and peer-to-peer depend on the "
-                   "hypervisor, and GPU reset and power readings may be missing.");
+  auto finding = make_finding("os.virtualized", Severity::info, summary)
+                     .because(
+                         "ROCm supports GPUs in virtual machines only in listed setups (KVM passthrough or SR-IOV of "
+                         "specific Instinct and Radeon PRO parts). The GPU must be passed through whole (VFIO) or as a "
+                         "virtual function with AMD's host driver; PCIe atomics and peer-to-peer depend on the "
+                         "hypervisor, and GPU reset and power readings may be missing.");
   for (const auto& [source, value] : evidence) finding.with_evidence(source, value);
   return finding;
 }
@@ -296,7 +306,8 @@ class PlatformCheck final : public Check {
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto& facts = ctx.fact<SystemFacts>();
-    if (facts.wsl) return CheckOutcome::skipped("WSL: ROCm on WSL has its own support list, tied to the Windows driver");
+    if (facts.wsl)
+      return CheckOutcome::skipped("WSL: ROCm on WSL has its own support list, tied to the Windows driver");
     std::vector<Finding> findings;
     const bool native = !ctx.options().image_mode && facts.container.empty();
     if (native) {

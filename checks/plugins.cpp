@@ -4,9 +4,9 @@
 // stage's record (what ran, how it ended, what it answered) into findings:
 // the plugins' own (site.<plugin>.<id>) and the doctor's about the plugins.
 // A live host runs them; a snapshot answers with the record its capture saved.
-#include <set>
-
 #include <fmt/format.h>
+
+#include <set>
 
 #include "env_lint.h"
 #include "plugins/plugin_answer.h"
@@ -24,7 +24,9 @@ namespace {
 
 using Json = nlohmann::json;
 
-Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+Json text_or_null(const std::string& text) {
+  return text.empty() ? Json(nullptr) : Json(text);
+}
 
 // Only the variables ROCm documents (checks/data/env_variables.json): never
 // unrelated ones such as tokens.
@@ -40,10 +42,14 @@ Json rocm_environment(const Host& host) {
 Json rocm_facts(const RocmInstallation& rocm) {
   Json releases = Json::array();
   for (const auto& release : rocm.releases) {
-    releases.push_back({{"version", text_or_null(release.version)}, {"path", release.prefix},
+    releases.push_back({{"version", text_or_null(release.version)},
+                        {"path", release.prefix},
                         {"distro_packaged", release.distro_packaged}});
   }
-  Json facts = {{"installed", rocm.installed()}, {"release", nullptr}, {"path", nullptr}, {"hip_version", nullptr},
+  Json facts = {{"installed", rocm.installed()},
+                {"release", nullptr},
+                {"path", nullptr},
+                {"hip_version", nullptr},
                 {"releases", releases}};
   if (rocm.active) {
     facts["release"] = text_or_null(rocm.active->version);
@@ -66,13 +72,20 @@ Json plugin_facts(const CheckContext& ctx) {
       {"source", host.source()},
       {"options", {{"image", ctx.options().image_mode}, {"target_gfx", ctx.options().target_gfx}}},
       {"host",
-       {{"hostname", system.hostname}, {"os", system.os_pretty_name}, {"os_id", system.os_id},
-        {"os_version", system.os_version_id}, {"kernel", system.kernel_release},
-        {"container", text_or_null(system.container)}, {"wsl", system.wsl}, {"user", identity.user},
-        {"uid", identity.uid}, {"root", identity.uid == 0}}},
+       {{"hostname", system.hostname},
+        {"os", system.os_pretty_name},
+        {"os_id", system.os_id},
+        {"os_version", system.os_version_id},
+        {"kernel", system.kernel_release},
+        {"container", text_or_null(system.container)},
+        {"wsl", system.wsl},
+        {"user", identity.user},
+        {"uid", identity.uid},
+        {"root", identity.uid == 0}}},
       {"gpus", Json(inventory.to_json())},
       {"driver",
-       {{"amdgpu_loaded", inventory.amdgpu_loaded}, {"kfd_present", inventory.kfd_present},
+       {{"amdgpu_loaded", inventory.amdgpu_loaded},
+        {"kfd_present", inventory.kfd_present},
         {"version", driver_version ? Json(*driver_version) : Json(nullptr)}}},
       {"rocm", rocm_facts(ctx.fact<RocmInstallation>())},
       {"environment", rocm_environment(host)},
@@ -110,7 +123,8 @@ Fix ownership_fix(const std::string& path, const Json& entry, const Identity& id
   };
   std::vector<std::string> commands;
   if (chown) {
-    const std::string owner = user_folder && identity.uid != 0 && !identity.user.empty() ? identity.user + ":" : "root:";
+    const std::string owner =
+        user_folder && identity.uid != 0 && !identity.user.empty() ? identity.user + ":" : "root:";
     commands.push_back(command({"chown", owner, path}));
   }
   if (chmod) commands.push_back(command({"chmod", "go-w", path}));
@@ -133,9 +147,10 @@ Finding unsafe_folder(const Json& folder, const Identity& identity) {
       make_finding("plugin.unsafe-folder", Severity::warning,
                    fmt::format("Plugin folder {} refused: {}", path, folder.value("problem", "it is not safe")));
   finding
-      .because("The doctor executes every plugin in this folder, possibly as root. A folder that anyone but root "
-               "(or you) can write to lets them drop in a program the doctor would run for them, so none of its "
-               "plugins were run and their checks are missing from this report.")
+      .because(
+          "The doctor executes every plugin in this folder, possibly as root. A folder that anyone but root "
+          "(or you) can write to lets them drop in a program the doctor would run for them, so none of its "
+          "plugins were run and their checks are missing from this report.")
       .with_evidence(unsafe_path, node_text(folder))
       .with_fix(ownership_fix(unsafe_path, folder, identity, folder.value("origin", "") == "user"));
   return finding;
@@ -145,19 +160,20 @@ Finding unreadable_folder(const Json& folder) {
   const auto path = folder.value("path", "");
   return make_finding("plugin.folder-unreadable", Severity::info,
                       fmt::format("Plugin folder {} could not be read: {}", path, folder.value("problem", "")))
-      .because("Plugins in a folder the doctor cannot list do not run; when it runs as another user (for example "
-               "without root) that can be intended.")
+      .because(
+          "Plugins in a folder the doctor cannot list do not run; when it runs as another user (for example "
+          "without root) that can be intended.")
       .with_evidence(path, folder.value("problem", ""));
 }
 
 Finding unsafe_file(const Json& plugin, const Identity& identity, bool user_folder) {
   const auto path = plugin.value("path", "");
-  auto finding = make_finding(
-      "plugin.unsafe-file", Severity::warning,
-      fmt::format("Plugin {} refused: {}", path, plugin.value("problem", "it is not safe")));
+  auto finding = make_finding("plugin.unsafe-file", Severity::warning,
+                              fmt::format("Plugin {} refused: {}", path, plugin.value("problem", "it is not safe")));
   finding
-      .because("A plugin file that anyone but root (or you) can change could be made to run anything with the "
-               "doctor's rights, so it was not run and its checks are missing from this report.")
+      .because(
+          "A plugin file that anyone but root (or you) can change could be made to run anything with the "
+          "doctor's rights, so it was not run and its checks are missing from this report.")
       .with_evidence(path, node_text(plugin))
       .with_fix(ownership_fix(path, plugin, identity, user_folder));
   return finding;
@@ -194,7 +210,8 @@ std::string how_it_ended(const Json& plugin) {
   const auto status = plugin.value("status", "");
   const auto elapsed = plugin.value("elapsed_ms", 0);
   if (plugin.contains("signal_name")) return fmt::format("{} after {} ms", plugin.value("signal_name", ""), elapsed);
-  if (plugin.contains("exit_code")) return fmt::format("exit status {} after {} ms", plugin.value("exit_code", 0), elapsed);
+  if (plugin.contains("exit_code"))
+    return fmt::format("exit status {} after {} ms", plugin.value("exit_code", 0), elapsed);
   if (status == "exec-failed") return "not started";
   return "not run (" + status + ")";
 }
@@ -257,11 +274,12 @@ Finding plugins_ran(const std::vector<Answered>& ran) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < ran.size() && i < kNamesInSummary; ++i) names.push_back(ran[i].name);
   if (ran.size() > kNamesInSummary) names.push_back(fmt::format("and {} more", ran.size() - kNamesInSummary));
-  auto finding = make_finding("plugin.ran", Severity::ok,
-                              fmt::format("{} site plugin{} ran: {}", ran.size(), ran.size() == 1 ? "" : "s",
-                                          join(names, ", ")));
-  finding.because("Their findings carry ids of the form site.<plugin>.<id>; a plugin that fails is reported as "
-                  "plugin.failed instead.");
+  auto finding =
+      make_finding("plugin.ran", Severity::ok,
+                   fmt::format("{} site plugin{} ran: {}", ran.size(), ran.size() == 1 ? "" : "s", join(names, ", ")));
+  finding.because(
+      "Their findings carry ids of the form site.<plugin>.<id>; a plugin that fails is reported as "
+      "plugin.failed instead.");
   for (const auto& plugin : ran) finding.with_evidence(plugin.path, plugin.detail);
   return finding;
 }

@@ -2,12 +2,11 @@
 // what an outcome says, and its captured stderr turned into evidence.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
 
@@ -45,8 +44,10 @@ inline std::vector<std::string> stderr_lines(const nlohmann::json& outcome, std:
     std::string line;
     for (char c : text.substr(start, end - start)) {
       const auto byte = static_cast<unsigned char>(c);
-      if (byte >= 0x20 && byte != 0x7f) line.push_back(c);
-      else if (c == '\t') line.push_back(' ');
+      if (byte >= 0x20 && byte != 0x7f)
+        line.push_back(c);
+      else if (c == '\t')
+        line.push_back(' ');
     }
     start = end + 1;
     if (line.empty() || line.rfind("rocm-doctor-probe: ", 0) == 0) continue;

@@ -1,9 +1,10 @@
 // `rocm-install`: which ROCm user-space release is installed, and whether
 // programs and shells can find it (dynamic loader, PATH).
+#include "rocm_doctor/facts/rocm_install.h"
+
 #include <algorithm>
 
 #include "rocm_doctor/check.h"
-#include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
@@ -19,7 +20,8 @@ bool under(std::string_view path, std::string_view prefix) {
 
 std::string release_label(const RocmRelease& release) {
   const auto version = release.version.empty() ? std::string("unknown version") : "ROCm " + release.version;
-  return version + (release.distro_packaged ? " (distribution packages in " + release.lib_dir + ")" : " in " + release.prefix);
+  return version +
+         (release.distro_packaged ? " (distribution packages in " + release.lib_dir + ")" : " in " + release.prefix);
 }
 
 // The path users should type for a release: /opt/rocm when it leads there.
@@ -30,8 +32,9 @@ std::string preferred_prefix(const RocmInstallation& install, const RocmRelease&
 Finding link_dangling(const RocmInstallation& install) {
   auto finding = make_finding("rocm.link-dangling", Severity::error,
                               "/opt/rocm points to " + install.opt_rocm_resolved + ", which does not exist")
-                     .because("Build systems, scripts and frameworks look for ROCm under /opt/rocm. A link to a "
-                              "removed release makes them fail or silently pick something else.")
+                     .because(
+                         "Build systems, scripts and frameworks look for ROCm under /opt/rocm. A link to a "
+                         "removed release makes them fail or silently pick something else.")
                      .with_evidence("/opt/rocm", "-> " + install.opt_rocm_target.value_or(""))
                      .with_evidence(install.opt_rocm_resolved, "not found");
   const auto newest = std::find_if(install.releases.begin(), install.releases.end(),
@@ -58,14 +61,15 @@ Finding link_dangling(const RocmInstallation& install) {
 Finding not_installed(const CheckContext& ctx) {
   const auto& facts = ctx.fact<SystemFacts>();
   auto finding = make_finding("rocm.not-installed", Severity::error, "No ROCm installation found")
-                     .because("ROCm's user space (HIP runtime, rocminfo, libraries) is what programs load to use an "
-                              "AMD GPU. (PyTorch's ROCm wheels bundle their own copy, but the system tools are still "
-                              "needed to diagnose it.)")
+                     .because(
+                         "ROCm's user space (HIP runtime, rocminfo, libraries) is what programs load to use an "
+                         "AMD GPU. (PyTorch's ROCm wheels bundle their own copy, but the system tools are still "
+                         "needed to diagnose it.)")
                      .with_evidence("/opt/rocm", "not found")
                      .with_evidence("/opt/rocm-*", "none")
                      .with_evidence("libamdhip64.so*", "not in /usr/lib/x86_64-linux-gnu, /usr/lib64 or /usr/lib");
-  const bool debian_like = facts.os_id == "debian" || facts.os_id == "ubuntu" ||
-                           facts.os_id_like.find("debian") != std::string::npos;
+  const bool debian_like =
+      facts.os_id == "debian" || facts.os_id == "ubuntu" || facts.os_id_like.find("debian") != std::string::npos;
   if (ctx.host().exists("/usr/bin/amdgpu-install")) {
     return finding.with_fix(make_fix(kCheckId, "AMD's installer is present: install the ROCm use case.",
                                      {"sudo amdgpu-install --usecase=rocm"}, {.root = true}));
@@ -98,7 +102,8 @@ Finding version_info(const RocmInstallation& install) {
   if (!active.hip_version.empty()) finding.with_evidence("HIP runtime", active.hip_version);
   if (install.opt_rocm_target) {
     const bool chain = install.opt_rocm_resolved != normalize_path(*install.opt_rocm_target);
-    finding.with_evidence("/opt/rocm", "-> " + *install.opt_rocm_target + (chain ? " -> " + install.opt_rocm_resolved : ""));
+    finding.with_evidence("/opt/rocm",
+                          "-> " + *install.opt_rocm_target + (chain ? " -> " + install.opt_rocm_resolved : ""));
   }
   return finding;
 }
@@ -109,8 +114,10 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
   const auto& active = *install.active;
   std::vector<std::string> labels, mixups;
   for (const auto& release : install.releases) labels.push_back(release_label(release));
-  const bool distro = std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) { return r.distro_packaged; });
-  const bool vendor = std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) { return !r.distro_packaged; });
+  const bool distro =
+      std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) { return r.distro_packaged; });
+  const bool vendor =
+      std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) { return !r.distro_packaged; });
   std::vector<Evidence> evidence;
   for (const auto& release : install.releases) {
     if (release.prefix == active.prefix || release.distro_packaged) continue;
@@ -122,21 +129,24 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
     }
     for (const char* name : {"ROCM_PATH", "HIP_PATH"}) {
       const auto value = ctx.host().env(name);
-      if (value && under(normalize_path(*value), release.prefix)) evidence.push_back({std::string("env ") + name, *value});
+      if (value && under(normalize_path(*value), release.prefix))
+        evidence.push_back({std::string("env ") + name, *value});
     }
   }
   const bool no_link = install.opt_rocm_resolved.empty() && vendor;
   const bool matters = (distro && vendor) || !evidence.empty() || (no_link && install.releases.size() > 1);
   std::string summary = std::to_string(install.releases.size()) + " ROCm releases side by side; ";
   summary += install.opt_rocm_resolved.empty() ? "no /opt/rocm link says which one is meant"
-                                                : "/opt/rocm points to " + install.opt_rocm_resolved;
-  auto finding = make_finding("rocm.multiple-installs", matters ? Severity::warning : Severity::info, summary)
-                     .because(matters ? "Parts of different releases get mixed: the dynamic loader or PATH picks "
-                                        "libraries or tools of a release other than " + active.prefix +
-                                        " (libhsa-runtime64.so.1 has the same name in every release), which breaks "
-                                        "programs in confusing ways."
-                                      : "Releases installed side by side are supported; /opt/rocm selects the one in use.")
-                     .with_evidence("releases", join(labels, "; "));
+                                               : "/opt/rocm points to " + install.opt_rocm_resolved;
+  auto finding =
+      make_finding("rocm.multiple-installs", matters ? Severity::warning : Severity::info, summary)
+          .because(matters ? "Parts of different releases get mixed: the dynamic loader or PATH picks "
+                             "libraries or tools of a release other than " +
+                                 active.prefix +
+                                 " (libhsa-runtime64.so.1 has the same name in every release), which breaks "
+                                 "programs in confusing ways."
+                           : "Releases installed side by side are supported; /opt/rocm selects the one in use.")
+          .with_evidence("releases", join(labels, "; "));
   for (auto& item : evidence) finding.evidence.push_back(std::move(item));
   if (!matters) return finding;
   if (distro && vendor) {
@@ -158,7 +168,8 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
     const auto identity = ctx.host().identity();
     const auto user = identity.user.empty() ? std::nullopt : ctx.host().user_by_name(identity.user);
     const std::string home = user && !user->home.empty() ? shell_quote(user->home) : std::string("~");
-    commands.push_back("grep -n " + shell_quote("/opt/rocm-") + " " + home + "/.bashrc " + home + "/.profile /etc/environment");
+    commands.push_back("grep -n " + shell_quote("/opt/rocm-") + " " + home + "/.bashrc " + home +
+                       "/.profile /etc/environment");
   } else {
     commands = {"grep -rn " + shell_quote("/opt/rocm-") + " /etc/ld.so.conf /etc/ld.so.conf.d", "sudo ldconfig"};
   }
@@ -197,14 +208,16 @@ std::optional<Finding> lib_not_found(const CheckContext& ctx, const RocmInstalla
   for (const auto& dir : install.loader_dirs) searched.push_back(dir.path);
   auto finding = make_finding("rocm.lib-not-found", Severity::error,
                               "The dynamic loader cannot find " + soname + " of " + release_label(active))
-                     .because("Programs built with HIP load libamdhip64 through the dynamic loader; they fail with "
-                              "\"error while loading shared libraries: " + soname + "\" when no searched folder holds it.")
+                     .because(
+                         "Programs built with HIP load libamdhip64 through the dynamic loader; they fail with "
+                         "\"error while loading shared libraries: " +
+                         soname + "\" when no searched folder holds it.")
                      .with_evidence("searched", join(searched, ":"));
   for (const auto& hit : install.hip_libraries) finding.with_evidence(hit.origin, hit.path + " (another release)");
   const auto entries = host.list_dir(active.lib_dir);
   const bool present = entries && std::any_of(entries->begin(), entries->end(), [&](const auto& entry) {
-    return is_hip_soname(active.lib_dir + "/" + entry.name, soname);
-  });
+                         return is_hip_soname(active.lib_dir + "/" + entry.name, soname);
+                       });
   if (!present) {
     finding.with_evidence(active.lib_dir, "no " + soname);
     return finding.with_fix(make_fix(kCheckId,
@@ -250,15 +263,16 @@ std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstal
   }
   const auto bin = preferred_prefix(install, active) + "/bin";
   const auto line = "export PATH=\"$PATH:" + bin + "\"";
-  auto fix = make_fix(kCheckId,
-                      "Add " + bin + " to PATH now and for every new shell of this user" +
-                          (ctx.options().image_mode ? " (in a Dockerfile: ENV PATH=\"${PATH}:" + bin + "\")" : "") +
-                          ".",
-                      {line, persist_command(host, line, bin)});
-  return make_finding("rocm.bin-not-on-path", Severity::warning, join(tools, " and ") + " are in " + active.bin_dir +
-                                                                     ", which is not on PATH")
-      .because("ROCm's tools (rocminfo, hipconfig, hipcc, amd-smi) are not found by name, and build scripts that "
-               "run `hipconfig` fail.")
+  auto fix =
+      make_fix(kCheckId,
+               "Add " + bin + " to PATH now and for every new shell of this user" +
+                   (ctx.options().image_mode ? " (in a Dockerfile: ENV PATH=\"${PATH}:" + bin + "\")" : "") + ".",
+               {line, persist_command(host, line, bin)});
+  return make_finding("rocm.bin-not-on-path", Severity::warning,
+                      join(tools, " and ") + " are in " + active.bin_dir + ", which is not on PATH")
+      .because(
+          "ROCm's tools (rocminfo, hipconfig, hipcc, amd-smi) are not found by name, and build scripts that "
+          "run `hipconfig` fail.")
       .with_evidence("env PATH", path.empty() ? "(unset)" : path)
       .with_evidence(active.bin_dir, join(tools, ", "))
       .with_fix(fix);
@@ -266,8 +280,9 @@ std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstal
 
 Finding ok_finding(const RocmInstallation& install) {
   const auto& active = *install.active;
-  auto finding = make_finding("rocm.ok", Severity::ok, release_label(active) + " is usable: libraries and tools are found")
-                     .because("The dynamic loader finds the HIP runtime and the tools are on PATH.");
+  auto finding =
+      make_finding("rocm.ok", Severity::ok, release_label(active) + " is usable: libraries and tools are found")
+          .because("The dynamic loader finds the HIP runtime and the tools are on PATH.");
   if (const auto* hit = loader_finds(install, wanted_soname(active))) finding.with_evidence(hit->origin, hit->path);
   return finding;
 }
@@ -278,8 +293,9 @@ class RocmInstallCheck final : public Check {
   std::string_view title() const override { return "ROCm installation"; }
   int order() const override { return 40; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"rocm.not-installed", "rocm.version",       "rocm.multiple-installs", "rocm.link-dangling",
-            "rocm.lib-not-found", "rocm.bin-not-on-path", "rocm.ok"};
+    return {
+        "rocm.not-installed",   "rocm.version", "rocm.multiple-installs", "rocm.link-dangling", "rocm.lib-not-found",
+        "rocm.bin-not-on-path", "rocm.ok"};
   }
 
   // Runs with --image too: ROCm's user space is exactly what an image build checks.

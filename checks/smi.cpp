@@ -50,12 +50,12 @@ std::optional<Finding> ecc_finding(const json& device) {
                          "memory.");
   for (const auto& block : blocks) finding.with_evidence("rocm-smi ECC counters", block);
   if (uncorrectable > 0) {
-    finding.with_fix(make_fix("smi",
-                              "Look at the driver's RAS log and the retired pages; report the board to its vendor if "
-                              "the count keeps rising.",
-                              {"sudo dmesg | grep -iE 'amdgpu.*(ras|ecc|uncorrect)' | tail -n 30",
-                               "rocm-smi --showrasinfo all"},
-                              FixNeeds{.root = true}));
+    finding.with_fix(
+        make_fix("smi",
+                 "Look at the driver's RAS log and the retired pages; report the board to its vendor if "
+                 "the count keeps rising.",
+                 {"sudo dmesg | grep -iE 'amdgpu.*(ras|ecc|uncorrect)' | tail -n 30", "rocm-smi --showrasinfo all"},
+                 FixNeeds{.root = true}));
   }
   return finding;
 }
@@ -77,10 +77,12 @@ std::optional<Finding> heat_finding(const json& device) {
     }
   }
   if (hot.empty()) return std::nullopt;
-  auto finding = make_finding("smi.overheating", Severity::warning,
-                              fmt::format("{} is at its temperature limit: {}", gpu_label(device), fmt::join(hot, ", ")))
-                     .because("A GPU at its temperature limit throttles its clocks and, past the critical limit, "
-                              "shuts down: check airflow, fans and the cooler.");
+  auto finding =
+      make_finding("smi.overheating", Severity::warning,
+                   fmt::format("{} is at its temperature limit: {}", gpu_label(device), fmt::join(hot, ", ")))
+          .because(
+              "A GPU at its temperature limit throttles its clocks and, past the critical limit, "
+              "shuts down: check airflow, fans and the cooler.");
   for (const auto& line : hot) finding.with_evidence("rocm-smi temperature", line);
   finding.with_fix(make_fix("smi",
                             "Watch temperatures and fan speed while idle; clean the cooler and check the case airflow.",
@@ -93,8 +95,9 @@ std::optional<Finding> throttle_finding(const json& device) {
   if (status == 0) return std::nullopt;
   auto finding = make_finding("smi.throttled", Severity::warning,
                               fmt::format("{} is throttling (status 0x{:x})", gpu_label(device), status))
-                     .because("The firmware is holding the clocks down (power, current or temperature limit). At "
-                              "idle that points at cooling or a power cap set too low; under load it costs speed.")
+                     .because(
+                         "The firmware is holding the clocks down (power, current or temperature limit). At "
+                         "idle that points at cooling or a power cap set too low; under load it costs speed.")
                      .with_evidence("rocm-smi gpu_metrics throttle_status", fmt::format("0x{:x}", status));
   finding.with_fix(make_fix("smi", "See which limit is active and compare the power cap with the board's default.",
                             {"rocm-smi --showpower --showmaxpower --showtemp"}));
@@ -102,7 +105,8 @@ std::optional<Finding> throttle_finding(const json& device) {
 }
 
 Finding init_finding(const CheckContext& ctx, const json& outcome, const json& result) {
-  const auto& error = result.contains("init_error") ? result["init_error"] : result.value("device_count_error", json::object());
+  const auto& error =
+      result.contains("init_error") ? result["init_error"] : result.value("device_count_error", json::object());
   // Without the driver, rsmi_init failing is a consequence the driver check reports.
   const bool expected = ctx.options().image_mode || !ctx.host().exists("/sys/module/amdgpu");
   auto finding =
@@ -138,10 +142,12 @@ class SmiCheck final : public Check {
     const auto& result = (*outcome)["result"];
     const auto library = result.value("library", json::object());
     if (library.value("status", "") != "loaded") {
-      auto finding = make_finding("smi.not-found", Severity::info, "The rocm-smi library (librocm_smi64) is not "
-                                                                   "available: no GPU health telemetry")
-                         .because("Without rocm-smi the doctor cannot read ECC counters, temperatures or "
-                                  "throttling; HIP applications do not need it.")
+      auto finding = make_finding("smi.not-found", Severity::info,
+                                  "The rocm-smi library (librocm_smi64) is not "
+                                  "available: no GPU health telemetry")
+                         .because(
+                             "Without rocm-smi the doctor cannot read ECC counters, temperatures or "
+                             "throttling; HIP applications do not need it.")
                          .with_evidence("dlopen librocm_smi64", library.value("error", std::string("not found")));
       return {{finding}};
     }

@@ -1,7 +1,7 @@
 // `tools`: which ROCm command-line tools are installed, and whether PATH finds them.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"

@@ -3,10 +3,10 @@
 // whether the whole VRAM is CPU-visible (large BAR).
 #include "topology.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
@@ -55,7 +55,9 @@ std::string speed_text(std::optional<double> speed) {
   return it == data().generations.end() ? key + " GT/s" : fmt::format("{} GT/s ({})", key, it->second);
 }
 
-std::string width_text(std::optional<unsigned> width) { return width ? fmt::format("x{}", *width) : "x?"; }
+std::string width_text(std::optional<unsigned> width) {
+  return width ? fmt::format("x{}", *width) : "x?";
+}
 
 std::string device_path(const Host& host, const std::string& bdf) {
   const std::string link = "/sys/bus/pci/devices/" + bdf;
@@ -85,8 +87,8 @@ std::optional<Finding> link_finding(const Host& host, const Gpu& gpu) {
   link.width = parse_link_width(read(path + "/current_link_width"));
   link.max_width = parse_link_width(read(path + "/max_link_width"));
   const auto parent = parent_path(path);
-  const bool parent_is_port = link_basename(parent).find(':') != std::string_view::npos &&
-                              !link_basename(parent).starts_with("pci");
+  const bool parent_is_port =
+      link_basename(parent).find(':') != std::string_view::npos && !link_basename(parent).starts_with("pci");
   if (parent_is_port) {
     link.upstream_max_speed = parse_link_speed(read(parent + "/max_link_speed"));
     link.upstream_max_width = parse_link_width(read(parent + "/max_link_width"));
@@ -116,26 +118,24 @@ std::optional<Finding> link_finding(const Host& host, const Gpu& gpu) {
                   : "The speed is below what card and port support and is not the idle speed: a riser or extension "
                     "cable, a BIOS setting forcing a lower generation, or signal problems made the link train lower.";
   }
-  auto finding =
-      make_finding("pcie.link-degraded", only_idle_speed ? Severity::info : Severity::warning,
-                   fmt::format("{} ({}) runs its PCIe link at {}", gpu.label(), gpu.bdf, join(what, ", ")))
-          .because(detail)
-          .with_evidence(path + "/current_link_width", width_text(link.width))
-          .with_evidence(path + "/max_link_width", width_text(link.max_width))
-          .with_evidence(path + "/current_link_speed", speed_text(link.speed))
-          .with_evidence(path + "/max_link_speed", speed_text(link.max_speed));
+  auto finding = make_finding("pcie.link-degraded", only_idle_speed ? Severity::info : Severity::warning,
+                              fmt::format("{} ({}) runs its PCIe link at {}", gpu.label(), gpu.bdf, join(what, ", ")))
+                     .because(detail)
+                     .with_evidence(path + "/current_link_width", width_text(link.width))
+                     .with_evidence(path + "/max_link_width", width_text(link.max_width))
+                     .with_evidence(path + "/current_link_speed", speed_text(link.speed))
+                     .with_evidence(path + "/max_link_speed", speed_text(link.max_speed));
   if (parent_is_port) {
     finding.with_evidence(parent + "/max_link_width", width_text(link.upstream_max_width))
         .with_evidence(parent + "/max_link_speed", speed_text(link.upstream_max_speed));
   }
-  return finding.with_fix(
-      make_fix(kCheckId,
-               verdict.width_degraded
-                   ? "Move the card to a slot wired x16 to the CPU (the board manual lists which slots share lanes), "
-                     "remove risers, reseat it; then compare LnkCap and LnkSta:"
-                   : "Check the link under load, and the BIOS PCIe speed setting and any riser if it stays low:",
-               {shell_command({"sudo", "lspci", "-vv", "-s", gpu.bdf}) + " | grep -E 'LnkCap|LnkSta'"},
-               FixNeeds{.root = true}));
+  return finding.with_fix(make_fix(
+      kCheckId,
+      verdict.width_degraded
+          ? "Move the card to a slot wired x16 to the CPU (the board manual lists which slots share lanes), "
+            "remove risers, reseat it; then compare LnkCap and LnkSta:"
+          : "Check the link under load, and the BIOS PCIe speed setting and any riser if it stays low:",
+      {shell_command({"sudo", "lspci", "-vv", "-s", gpu.bdf}) + " | grep -E 'LnkCap|LnkSta'"}, FixNeeds{.root = true}));
 }
 
 std::string boot_loader_command(const SystemFacts& facts) {
@@ -175,10 +175,11 @@ std::optional<Finding> iommu_finding(const CheckContext& ctx, const std::vector<
   auto finding =
       make_finding("iommu.not-passthrough", Severity::warning,
                    fmt::format("The IOMMU translates DMA for {} GPUs (not in passthrough mode)", gpus.size()))
-          .because("With the IOMMU in translated mode every GPU-to-GPU and GPU-to-host transfer goes through address "
-                   "translation: the known cause of multi-GPU hangs (RCCL all-reduce stalls, IO_PAGE_FAULT in the "
-                   "kernel log) and slow peer copies. ROCm's system requirements: multi-GPU systems may need "
-                   "iommu=pt on the kernel command line.")
+          .because(
+              "With the IOMMU in translated mode every GPU-to-GPU and GPU-to-host transfer goes through address "
+              "translation: the known cause of multi-GPU hangs (RCCL all-reduce stalls, IO_PAGE_FAULT in the "
+              "kernel log) and slow peer copies. ROCm's system requirements: multi-GPU systems may need "
+              "iommu=pt on the kernel command line.")
           .with_evidence("/proc/cmdline", cmdline)
           .with_evidence("/sys/class/iommu", names.empty() ? "empty" : join(names, ", "));
   for (auto& item : evidence) finding.evidence.push_back(std::move(item));
@@ -208,19 +209,23 @@ std::optional<Finding> numa_finding(const Host& host, const std::vector<const Gp
     if (!gpu->numa_node || *gpu->numa_node < 0) continue;
     const auto cpulist_path = fmt::format("/sys/devices/system/node/node{}/cpulist", *gpu->numa_node);
     const auto cpus = host.read_trimmed(cpulist_path).value_or("");
-    rows.push_back(fmt::format("GPU {} -> node {}{}", gpu->index, *gpu->numa_node, cpus.empty() ? "" : " (CPUs " + cpus + ")"));
+    rows.push_back(
+        fmt::format("GPU {} -> node {}{}", gpu->index, *gpu->numa_node, cpus.empty() ? "" : " (CPUs " + cpus + ")"));
     evidence.push_back({"/sys/bus/pci/devices/" + gpu->bdf + "/numa_node", std::to_string(*gpu->numa_node)});
     if (!cpus.empty()) evidence.push_back({cpulist_path, cpus});
   }
   if (rows.empty()) return std::nullopt;
   auto finding = make_finding("topology.numa", Severity::info, "GPU NUMA placement: " + join(rows, "; "))
-                     .because("A process feeding a GPU from CPUs and memory of another NUMA node crosses the socket "
-                              "interconnect: bind each rank to its GPU's node (numactl --cpunodebind=N --membind=N).");
+                     .because(
+                         "A process feeding a GPU from CPUs and memory of another NUMA node crosses the socket "
+                         "interconnect: bind each rank to its GPU's node (numactl --cpunodebind=N --membind=N).");
   finding.evidence = std::move(evidence);
   return finding;
 }
 
-std::string hex_id(std::uint64_t value) { return fmt::format("0x{:x}", value); }
+std::string hex_id(std::uint64_t value) {
+  return fmt::format("0x{:x}", value);
+}
 
 std::optional<Finding> xgmi_finding(const std::vector<const Gpu*>& gpus) {
   std::map<std::uint64_t, std::vector<int>> hives;
@@ -247,8 +252,9 @@ std::optional<Finding> xgmi_finding(const std::vector<const Gpu*>& gpus) {
     rows.push_back("not in a hive: GPUs " + join(ids, ", "));
   }
   finding.summary = "XGMI: " + join(rows, "; ");
-  finding.because("GPUs of one XGMI hive exchange data over AMD's GPU-to-GPU links instead of PCIe; collective "
-                  "operations (RCCL) are fastest among GPUs of the same hive.");
+  finding.because(
+      "GPUs of one XGMI hive exchange data over AMD's GPU-to-GPU links instead of PCIe; collective "
+      "operations (RCCL) are fastest among GPUs of the same hive.");
   return finding;
 }
 
@@ -282,9 +288,9 @@ PeerLinks read_peer_links(const Host& host, const std::vector<const Gpu*>& gpus)
         const auto key = std::minmax(gpu->index, peer->second);
         auto& slot = links.kind[{key.first, key.second}];
         if (slot.empty() || name == "XGMI") slot = name;
-        if (links.evidence.size() < 4) links.evidence.push_back({path, fmt::format("type {} node_from {} node_to {}",
-                                                                                     link->type, link->node_from,
-                                                                                     link->node_to)});
+        if (links.evidence.size() < 4)
+          links.evidence.push_back(
+              {path, fmt::format("type {} node_from {} node_to {}", link->type, link->node_from, link->node_to)});
       }
     }
   }
@@ -307,11 +313,11 @@ std::optional<Finding> p2p_finding(const Host& host, const std::vector<const Gpu
   }
   std::vector<std::string> parts;
   for (const auto& [kind, list] : by_kind) parts.push_back(fmt::format("{} {}", list.size(), kind));
-  auto finding = make_finding("topology.p2p", Severity::info,
-                              fmt::format("{} GPU pairs: {}", pairs, join(parts, ", ")))
-                     .because("KFD lists a direct link per GPU pair: XGMI (type 11) or PCIe peer-to-peer (type 2). "
-                              "Pairs without one copy through host memory, which halves the bandwidth of "
-                              "collective operations between them.");
+  auto finding = make_finding("topology.p2p", Severity::info, fmt::format("{} GPU pairs: {}", pairs, join(parts, ", ")))
+                     .because(
+                         "KFD lists a direct link per GPU pair: XGMI (type 11) or PCIe peer-to-peer (type 2). "
+                         "Pairs without one copy through host memory, which halves the bandwidth of "
+                         "collective operations between them.");
   for (const auto& [kind, list] : by_kind) finding.with_evidence(kind, join(list, " "));
   for (const auto& evidence : links.evidence) finding.evidence.push_back(evidence);
   return finding;
@@ -340,13 +346,15 @@ std::optional<Finding> rccl_finding(const CheckContext& ctx, std::size_t gpu_cou
   } else if (like.find("suse") != std::string::npos) {
     install_command = "sudo zypper install rccl";
   }
-  const auto fix = make_fix(kCheckId, "Install RCCL from the same ROCm repository as the rest of ROCm:", {install_command},
-                            FixNeeds{.root = true});
+  const auto fix =
+      make_fix(kCheckId, "Install RCCL from the same ROCm repository as the rest of ROCm:", {install_command},
+               FixNeeds{.root = true});
   return make_finding("rccl.missing", Severity::warning,
                       fmt::format("{} GPUs but no RCCL library (librccl.so)", gpu_count))
-      .because("PyTorch distributed (backend 'nccl'), DeepSpeed and other multi-GPU frameworks use RCCL, ROCm's "
-               "collective communication library, for all-reduce between GPUs; without it multi-GPU training fails "
-               "to start.")
+      .because(
+          "PyTorch distributed (backend 'nccl'), DeepSpeed and other multi-GPU frameworks use RCCL, ROCm's "
+          "collective communication library, for all-reduce between GPUs; without it multi-GPU training fails "
+          "to start.")
       .with_evidence("librccl.so*", "not found in " + join(dirs, ", "))
       .with_fix(fix);
 }
@@ -378,13 +386,15 @@ std::optional<Finding> large_bar_finding(const Host& host, const std::vector<con
     if (!visible) continue;
     ++readable;
     evidence.push_back({source, fmt::format("{} of {} VRAM", gib_text(*visible), gib_text(*total))});
-    if (*visible < *total) small.push_back(fmt::format("{}: {} of {}", gpu->label(), gib_text(*visible), gib_text(*total)));
+    if (*visible < *total)
+      small.push_back(fmt::format("{}: {} of {}", gpu->label(), gib_text(*visible), gib_text(*total)));
   }
   if (readable == 0) return std::nullopt;
   if (small.empty()) {
     auto finding = make_finding("topology.large-bar", Severity::info, "The whole VRAM is CPU-visible (large BAR)")
-                       .because("Resizable BAR (large BAR) lets the CPU and peer GPUs address all of VRAM directly, "
-                                "which PCIe peer-to-peer transfers need.");
+                       .because(
+                           "Resizable BAR (large BAR) lets the CPU and peer GPUs address all of VRAM directly, "
+                           "which PCIe peer-to-peer transfers need.");
     finding.evidence = std::move(evidence);
     return finding;
   }
@@ -408,7 +418,7 @@ class TopologyCheck final : public Check {
   std::string_view title() const override { return "Multi-GPU topology"; }
   int order() const override { return 62; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"pcie.link-degraded", "iommu.not-passthrough", "topology.numa", "topology.xgmi",
+    return {"pcie.link-degraded", "iommu.not-passthrough", "topology.numa",     "topology.xgmi",
             "topology.p2p",       "rccl.missing",          "topology.large-bar"};
   }
 

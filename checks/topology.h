@@ -20,8 +20,8 @@ struct LinkState {
   std::optional<unsigned> width, max_width, upstream_max_width;
 };
 struct LinkVerdict {
-  bool width_degraded = false;  // below its own max and the upstream port's max
-  bool speed_degraded = false;  // same, for the speed
+  bool width_degraded = false;    // below its own max and the upstream port's max
+  bool speed_degraded = false;    // same, for the speed
   bool speed_maybe_idle = false;  // the speed is the idle (lowest) one: power saving can explain it
 };
 // Width strictly; speed below both capabilities, flagged as possibly idle at `idle_speed`.
@@ -42,7 +42,8 @@ enum class IommuMode { unknown, off, passthrough, translated };
 // /sys/kernel/iommu_groups/<n>/type: "identity" -> passthrough, "DMA"/"DMA-FQ" -> translated.
 IommuMode iommu_mode_from_group_type(std::string_view type);
 // The last IOMMU switch on the kernel command line among `passthrough_args` (iommu=pt, amd_iommu=off, ...).
-std::optional<std::string> cmdline_iommu_arg(std::string_view cmdline, const std::vector<std::string>& passthrough_args);
+std::optional<std::string> cmdline_iommu_arg(std::string_view cmdline,
+                                             const std::vector<std::string>& passthrough_args);
 
 // Resolves a relative sysfs link target against the folder holding the link:
 // ("/sys/bus/pci/devices", "../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0") -> "/sys/devices/...".

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "topology.h"
 #include "rocm_doctor/text.h"
+#include "topology.h"
 
 namespace rocm_doctor::topology {
 
@@ -26,18 +26,22 @@ std::optional<unsigned> parse_link_width(std::string_view text) {
 }
 
 namespace {
-bool below(std::optional<double> value, std::optional<double> limit) { return value && limit && *value + 0.01 < *limit; }
-bool below(std::optional<unsigned> value, std::optional<unsigned> limit) { return value && limit && *value < *limit; }
+bool below(std::optional<double> value, std::optional<double> limit) {
+  return value && limit && *value + 0.01 < *limit;
+}
+bool below(std::optional<unsigned> value, std::optional<unsigned> limit) {
+  return value && limit && *value < *limit;
+}
 }  // namespace
 
 LinkVerdict judge_link(const LinkState& link, double idle_speed) {
   LinkVerdict verdict;
   // Below its own maximum, and below what the port above it offers (when that is readable):
   // a x16 card in a x4 slot is degraded only if the slot could do more.
-  verdict.width_degraded = below(link.width, link.max_width) &&
-                           (!link.upstream_max_width || below(link.width, link.upstream_max_width));
-  verdict.speed_degraded = below(link.speed, link.max_speed) &&
-                           (!link.upstream_max_speed || below(link.speed, link.upstream_max_speed));
+  verdict.width_degraded =
+      below(link.width, link.max_width) && (!link.upstream_max_width || below(link.width, link.upstream_max_width));
+  verdict.speed_degraded =
+      below(link.speed, link.max_speed) && (!link.upstream_max_speed || below(link.speed, link.upstream_max_speed));
   verdict.speed_maybe_idle = verdict.speed_degraded && link.speed && std::fabs(*link.speed - idle_speed) < 0.01;
   return verdict;
 }
@@ -74,7 +78,8 @@ IommuMode iommu_mode_from_group_type(std::string_view type) {
   return IommuMode::unknown;
 }
 
-std::optional<std::string> cmdline_iommu_arg(std::string_view cmdline, const std::vector<std::string>& passthrough_args) {
+std::optional<std::string> cmdline_iommu_arg(std::string_view cmdline,
+                                             const std::vector<std::string>& passthrough_args) {
   std::optional<std::string> last;
   for (const auto word : split_words(trim(cmdline))) {
     for (const auto& arg : passthrough_args) {

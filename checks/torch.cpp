@@ -1,8 +1,8 @@
 // `torch`: the PyTorch the user's Python imports (from the python probe): is
 // it a ROCm build, is this GPU in its arch list, does it see the GPU.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "probe_support.h"
@@ -26,7 +26,8 @@ int version_key(std::string_view version) {
   const auto text = major_minor_of(version);
   const auto dot = text.find('.');
   if (dot == std::string::npos) return 0;
-  return static_cast<int>(parse_uint(text.substr(0, dot)).value_or(0) * 100 + parse_uint(text.substr(dot + 1)).value_or(0));
+  return static_cast<int>(parse_uint(text.substr(0, dot)).value_or(0) * 100 +
+                          parse_uint(text.substr(dot + 1)).value_or(0));
 }
 
 }  // namespace
@@ -109,16 +110,18 @@ Fix wheel_fix(const CheckContext& ctx, const std::string& python) {
   const auto& wheel = choice.wheel;
   std::string description;
   if (release.empty()) {
-    description = fmt::format("No ROCm release is installed; a ROCm wheel brings its own user-space libraries, so "
-                              "install the newest one (torch {}, ROCm {}); the host needs only the amdgpu driver.",
-                              wheel.torch, wheel.rocm);
+    description = fmt::format(
+        "No ROCm release is installed; a ROCm wheel brings its own user-space libraries, so "
+        "install the newest one (torch {}, ROCm {}); the host needs only the amdgpu driver.",
+        wheel.torch, wheel.rocm);
   } else if (choice.exact) {
     description = fmt::format("Install the ROCm wheel matching the installed ROCm {} (torch {} from the {} index).",
                               release, wheel.torch, wheel.index);
   } else {
-    description = fmt::format("No PyTorch wheel exists for ROCm {}; the nearest is {} (torch {}). ROCm wheels bundle "
-                              "their own ROCm libraries, so this works with the installed amdgpu driver.",
-                              major_minor_of(release), wheel.index, wheel.torch);
+    description = fmt::format(
+        "No PyTorch wheel exists for ROCm {}; the nearest is {} (torch {}). ROCm wheels bundle "
+        "their own ROCm libraries, so this works with the installed amdgpu driver.",
+        major_minor_of(release), wheel.index, wheel.torch);
   }
   const auto py = shell_quote(python.empty() ? std::string("python3") : python);
   return make_fix(kCheckId, description,
@@ -142,7 +145,9 @@ std::vector<std::string> no_gpu_reasons(const CheckContext& ctx, Finding& findin
     finding.with_evidence("/sys/module/amdgpu", "absent");
   }
   if (auto kfd = host.stat_node("/dev/kfd"); !kfd) {
-    reasons.push_back("/dev/kfd does not exist (no driver, or a container without --device /dev/kfd: see the driver and container checks)");
+    reasons.push_back(
+        "/dev/kfd does not exist (no driver, or a container without --device /dev/kfd: see the driver and container "
+        "checks)");
     finding.with_evidence("/dev/kfd", "absent");
   } else if (kfd->access && *kfd->access != "rw") {
     reasons.push_back("this user may not open /dev/kfd read-write (see the access check)");
@@ -197,15 +202,15 @@ class TorchCheck final : public Check {
   std::string_view title() const override { return "PyTorch"; }
   int order() const override { return 85; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"torch.no-python", "torch.not-installed", "torch.probe-failed", "torch.import-failed",
-            "torch.cuda-build", "torch.cpu-build", "torch.arch-missing", "torch.no-gpu",
-            "torch.rocm-mismatch", "torch.ok"};
+    return {"torch.no-python", "torch.not-installed", "torch.probe-failed", "torch.import-failed", "torch.cuda-build",
+            "torch.cpu-build", "torch.arch-missing",  "torch.no-gpu",       "torch.rocm-mismatch", "torch.ok"};
   }
   std::vector<std::string_view> probes() const override { return {"python"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto outcome = ctx.host().probe("python");
-    if (!outcome) return CheckOutcome::skipped("the python probe did not run (--level quick, or a snapshot without it)");
+    if (!outcome)
+      return CheckOutcome::skipped("the python probe did not run (--level quick, or a snapshot without it)");
     const auto status = outcome->value("status", std::string("unknown"));
     if (status != "ok" || !outcome->contains("result") || !(*outcome)["result"].is_object()) {
       return {{probe_failed(*outcome, status)}};
@@ -214,16 +219,18 @@ class TorchCheck final : public Check {
     const auto python = text_of(result, "executable");
     if (python.empty()) {
       auto finding = make_finding("torch.no-python", Severity::info, "No Python interpreter to check PyTorch with")
-                         .because("rocm-doctor checks the PyTorch of the python3 on PATH (or --python PATH); there "
-                                  "is none, so PyTorch was not checked.")
+                         .because(
+                             "rocm-doctor checks the PyTorch of the python3 on PATH (or --python PATH); there "
+                             "is none, so PyTorch was not checked.")
                          .with_evidence("probe python", text_of(result, "error"));
       return {{finding}};
     }
     if (!result.contains("torch") || !result["torch"].is_object()) {
-      auto finding = make_finding("torch.not-installed", Severity::info,
-                                  fmt::format("PyTorch is not installed for {}", python))
-                         .because("This interpreter cannot import torch. If PyTorch lives in a virtual environment "
-                                  "or conda environment, activate it (or pass --python PATH) and run again.");
+      auto finding =
+          make_finding("torch.not-installed", Severity::info, fmt::format("PyTorch is not installed for {}", python))
+              .because(
+                  "This interpreter cannot import torch. If PyTorch lives in a virtual environment "
+                  "or conda environment, activate it (or pass --python PATH) and run again.");
       add_python_evidence(ctx.host(), result, finding);
       return {{finding}};
     }
@@ -233,13 +240,15 @@ class TorchCheck final : public Check {
  private:
   static Finding probe_failed(const json& outcome, const std::string& status) {
     if (status == "crashed") {
-      auto finding = make_finding("torch.import-failed", Severity::error,
-                                  fmt::format("Python crashed ({}) while importing torch",
-                                              outcome.value("signal_name", std::string("exit code ") +
-                                                                               std::to_string(outcome.value("exit_code", 0)))))
-                         .because("Importing torch loads its GPU libraries; a crash there usually means mixed ROCm "
-                                  "libraries (LD_LIBRARY_PATH or LD_PRELOAD putting another release's libraries in "
-                                  "front of the wheel's own) or a broken install.");
+      auto finding =
+          make_finding("torch.import-failed", Severity::error,
+                       fmt::format("Python crashed ({}) while importing torch",
+                                   outcome.value("signal_name", std::string("exit code ") +
+                                                                    std::to_string(outcome.value("exit_code", 0)))))
+              .because(
+                  "Importing torch loads its GPU libraries; a crash there usually means mixed ROCm "
+                  "libraries (LD_LIBRARY_PATH or LD_PRELOAD putting another release's libraries in "
+                  "front of the wheel's own) or a broken install.");
       probe_support::with_stderr(finding, outcome, "python");
       finding.with_fix(
           make_fix(kCheckId, "Run the import yourself to see the full error, without LD_LIBRARY_PATH overrides.",
@@ -247,11 +256,12 @@ class TorchCheck final : public Check {
       return finding;
     }
     auto finding = make_finding("torch.probe-failed", Severity::warning,
-                                status == "timeout"
-                                    ? fmt::format("Importing torch took longer than {} s", outcome.value("timeout_ms", 0) / 1000)
-                                    : "The python probe did not return a result (" + status + ")")
-                       .because("The PyTorch state is unknown. A cold import of a ROCm wheel reads several GB from "
-                                "disk; a hang usually sits in GPU initialisation.");
+                                status == "timeout" ? fmt::format("Importing torch took longer than {} s",
+                                                                  outcome.value("timeout_ms", 0) / 1000)
+                                                    : "The python probe did not return a result (" + status + ")")
+                       .because(
+                           "The PyTorch state is unknown. A cold import of a ROCm wheel reads several GB from "
+                           "disk; a hang usually sits in GPU initialisation.");
     probe_support::with_stderr(finding, outcome, "python");
     finding.with_fix(make_fix(kCheckId, "Give the probe more time.", {"rocm-doctor --only torch --probe-timeout 30"}));
     return finding;
@@ -264,15 +274,17 @@ class TorchCheck final : public Check {
     const auto version = text_of(torch, "version");
     if (!error.empty() && version.empty()) {
       auto finding = make_finding("torch.import-failed", Severity::error, "import torch fails: " + error)
-                         .because("torch is installed for this interpreter but cannot be imported, so every script "
-                                  "fails before touching the GPU.")
+                         .because(
+                             "torch is installed for this interpreter but cannot be imported, so every script "
+                             "fails before touching the GPU.")
                          .with_evidence("python: import torch", error);
       add_python_evidence(ctx.host(), result, finding);
       std::string hint = "Reinstall PyTorch in this environment.";
       if (error.find("libamdhip64") != std::string::npos || error.find("undefined symbol") != std::string::npos ||
           error.find(".so") != std::string::npos) {
-        hint = "A shared library is missing or from another release: unset LD_LIBRARY_PATH / LD_PRELOAD overrides, "
-               "then reinstall the wheel.";
+        hint =
+            "A shared library is missing or from another release: unset LD_LIBRARY_PATH / LD_PRELOAD overrides, "
+            "then reinstall the wheel.";
       } else if (error.find("No module named") != std::string::npos) {
         hint = "A dependency is missing: reinstall torch with its dependencies.";
       }
@@ -289,7 +301,8 @@ class TorchCheck final : public Check {
       auto severity = amd ? Severity::error : (is_cuda ? Severity::info : Severity::warning);
       auto finding =
           make_finding(is_cuda ? "torch.cuda-build" : "torch.cpu-build", severity,
-                       is_cuda ? fmt::format("torch {} is an NVIDIA CUDA build (CUDA {}): it cannot use an AMD GPU", version, cuda)
+                       is_cuda ? fmt::format("torch {} is an NVIDIA CUDA build (CUDA {}): it cannot use an AMD GPU",
+                                             version, cuda)
                                : fmt::format("torch {} is a CPU-only build: it cannot use any GPU", version))
               .because(std::string(is_cuda ? "torch.version.cuda is set and torch.version.hip is None: "
                                            : "torch.version.hip and torch.version.cuda are both None: ") +
@@ -320,20 +333,24 @@ class TorchCheck final : public Check {
       std::vector<std::string> missing;
       int covered = 0;
       for (const auto& [gfx, why] : targets) {
-        if (in_list(gfx)) ++covered;
-        else missing.push_back(gfx + " (" + why + ")");
+        if (in_list(gfx))
+          ++covered;
+        else
+          missing.push_back(gfx + " (" + why + ")");
       }
       if (!missing.empty()) {
         auto finding = make_finding("torch.arch-missing", covered > 0 ? Severity::warning : Severity::error,
                                     fmt::format("torch {} has no kernels for {}", version, join(missing, ", ")))
-                           .because("A ROCm wheel carries GPU code only for the gfx targets in "
-                                    "torch.cuda.get_arch_list(); on any other target the first kernel fails with "
-                                    "hipErrorNoBinaryForGpu or 'invalid device function'.")
+                           .because(
+                               "A ROCm wheel carries GPU code only for the gfx targets in "
+                               "torch.cuda.get_arch_list(); on any other target the first kernel fails with "
+                               "hipErrorNoBinaryForGpu or 'invalid device function'.")
                            .with_evidence("torch.cuda.get_arch_list()", join(arch_list, " "));
         add_python_evidence(ctx.host(), result, finding);
         std::vector<std::string> commands;
-        std::string description = "Install a build that includes this target (a newer wheel, or AMD's own wheels "
-                                  "from repo.radeon.com/rocm/manylinux).";
+        std::string description =
+            "Install a build that includes this target (a newer wheel, or AMD's own wheels "
+            "from repo.radeon.com/rocm/manylinux).";
         for (const auto& [gfx, why] : targets) {
           if (in_list(gfx)) continue;
           const auto* target = kb::knowledge_base().target(gfx);
@@ -357,11 +374,13 @@ class TorchCheck final : public Check {
                          .because("torch.cuda.is_available() is False.");
       auto reasons = no_gpu_reasons(ctx, finding);
       if (reasons.empty()) {
-        reasons.push_back("the driver and device files look fine: see the hip check, whose probe asks the HIP runtime directly");
+        reasons.push_back(
+            "the driver and device files look fine: see the hip check, whose probe asks the HIP runtime directly");
       }
-      finding.because(fmt::format("torch.cuda.is_available() is False, so models run on the CPU. Why, from this "
-                                  "machine: {}.",
-                                  join(reasons, "; ")));
+      finding.because(
+          fmt::format("torch.cuda.is_available() is False, so models run on the CPU. Why, from this "
+                      "machine: {}.",
+                      join(reasons, "; ")));
       add_python_evidence(ctx.host(), result, finding);
       finding.with_fix(make_fix(kCheckId, "Fix the findings named above, then run this check again.", {}));
       findings.push_back(std::move(finding));
@@ -374,23 +393,27 @@ class TorchCheck final : public Check {
           make_finding("torch.rocm-mismatch", Severity::warning,
                        fmt::format("torch {} was built for ROCm {} but ROCm {} is installed", version, wheel_rocm,
                                    install.active->version))
-              .because("This is usually fine for PyTorch itself: ROCm wheels bundle their own ROCm user-space "
-                       "libraries in torch/lib, so /opt/rocm does not matter to them; what matters is the amdgpu "
-                       "driver and that the GPU is in the wheel's arch list. It matters when something links against "
-                       "both: extensions built from source against /opt/rocm (flash-attention, bitsandbytes, "
-                       "custom ops) then load a second ROCm into the same process, which crashes or fails with "
-                       "undefined symbols.")
+              .because(
+                  "This is usually fine for PyTorch itself: ROCm wheels bundle their own ROCm user-space "
+                  "libraries in torch/lib, so /opt/rocm does not matter to them; what matters is the amdgpu "
+                  "driver and that the GPU is in the wheel's arch list. It matters when something links against "
+                  "both: extensions built from source against /opt/rocm (flash-attention, bitsandbytes, "
+                  "custom ops) then load a second ROCm into the same process, which crashes or fails with "
+                  "undefined symbols.")
               .with_evidence("torch.version.hip", hip)
               .with_evidence(install.active->evidence.empty() ? install.active->prefix : install.active->evidence,
                              install.active->version);
       add_python_evidence(ctx.host(), result, finding);
       auto fix = wheel_fix(ctx, python);
-      fix.description = "Nothing to change for PyTorch alone. Before building extensions against /opt/rocm, make "
-                        "the two agree: install ROCm " + wheel_rocm + " system-wide, or use this wheel. " + fix.description;
+      fix.description =
+          "Nothing to change for PyTorch alone. Before building extensions against /opt/rocm, make "
+          "the two agree: install ROCm " +
+          wheel_rocm + " system-wide, or use this wheel. " + fix.description;
       finding.with_fix(fix);
       findings.push_back(std::move(finding));
     }
-    if (std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity >= Severity::warning; })) {
+    if (std::none_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.severity >= Severity::warning; })) {
       std::vector<std::string> devices;
       if (torch.contains("devices") && torch["devices"].is_array()) {
         for (const auto& device : torch["devices"]) {

@@ -3,9 +3,9 @@
 // shorter GPU list than native Linux. Not under WSL: skipped.
 #include "wsl.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
@@ -70,7 +70,9 @@ const Data& data() {
   return parsed;
 }
 
-std::string distro_name(const Host& host) { return host.env("WSL_DISTRO_NAME").value_or("Ubuntu"); }
+std::string distro_name(const Host& host) {
+  return host.env("WSL_DISTRO_NAME").value_or("Ubuntu");
+}
 
 Finding no_dxg_finding(const Host& host, const SystemFacts& facts) {
   const bool wsl1 = is_wsl1_kernel(facts.kernel_release);
@@ -78,9 +80,10 @@ Finding no_dxg_finding(const Host& host, const SystemFacts& facts) {
       make_finding("wsl.no-dxg", Severity::error,
                    wsl1 ? "This is WSL1: it has no GPU access (/dev/dxg is missing)"
                         : "/dev/dxg is missing: WSL2's GPU paravirtualization is not available")
-          .because("ROCm under WSL talks to the Windows AMD driver through /dev/dxg (there is no /dev/kfd under "
-                   "WSL). WSL1 has no GPU support at all; under WSL2 the node is missing when Windows or WSL is too "
-                   "old or the Windows GPU driver is not installed.")
+          .because(
+              "ROCm under WSL talks to the Windows AMD driver through /dev/dxg (there is no /dev/kfd under "
+              "WSL). WSL1 has no GPU support at all; under WSL2 the node is missing when Windows or WSL is too "
+              "old or the Windows GPU driver is not installed.")
           .with_evidence("/dev/dxg", "absent")
           .with_evidence("/proc/sys/kernel/osrelease", facts.kernel_release);
   const auto distro = distro_name(host);
@@ -162,13 +165,15 @@ std::optional<Finding> runtime_finding(const CheckContext& ctx, std::vector<Evid
       // Without HOME the shell expands it (a quoted '~/.bashrc' would name a folder '~').
       const auto home = host.env("HOME").value_or("");
       const auto bashrc = home.empty() ? std::string("\"$HOME\"/.bashrc") : shell_quote(home + "/.bashrc");
-      auto fix = make_fix(kCheckId, fmt::format("Set {}=1 for every session (then open a new shell)", data().enable_variable),
-                          {fmt::format("echo {} >> {}", shell_quote("export " + data().enable_variable + "=1"), bashrc)});
+      auto fix =
+          make_fix(kCheckId, fmt::format("Set {}=1 for every session (then open a new shell)", data().enable_variable),
+                   {fmt::format("echo {} >> {}", shell_quote("export " + data().enable_variable + "=1"), bashrc)});
       return make_finding("wsl.runtime-missing", Severity::error,
                           fmt::format("librocdxg is installed but {} is not set to 1", data().enable_variable))
-          .because("The ROCm runtime looks for the WSL GPU through librocdxg only when this variable is 1; without it "
-                   "it looks for /dev/kfd, which WSL does not have, and rocminfo fails with "
-                   "HSA_STATUS_ERROR_OUT_OF_RESOURCES.")
+          .because(
+              "The ROCm runtime looks for the WSL GPU through librocdxg only when this variable is 1; without it "
+              "it looks for /dev/kfd, which WSL does not have, and rocminfo fails with "
+              "HSA_STATUS_ERROR_OUT_OF_RESOURCES.")
           .with_evidence(*library, "present")
           .with_evidence("env " + data().enable_variable, enabled.value_or("unset"))
           .with_fix(fix);
@@ -180,14 +185,15 @@ std::optional<Finding> runtime_finding(const CheckContext& ctx, std::vector<Evid
     ok_evidence.push_back({"dpkg " + data().legacy_package, *version});
     return std::nullopt;
   }
-  auto finding =
-      make_finding("wsl.runtime-missing", Severity::error, "The ROCm runtime for WSL is not installed")
-          .because("The regular ROCm runtime looks for /dev/kfd, which WSL does not have: under WSL ROCm needs "
-                   "librocdxg (ROCm 7.1 and newer) or the WSL build of the HSA runtime (" + data().legacy_package +
-                   ", earlier releases). Without it rocminfo fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES or "
-                   "'ROCk module is NOT loaded'.")
-          .with_evidence("librocdxg.so", "not found in " + join(runtime_dirs(ctx), ", "))
-          .with_evidence("dpkg " + data().legacy_package, "not installed");
+  auto finding = make_finding("wsl.runtime-missing", Severity::error, "The ROCm runtime for WSL is not installed")
+                     .because(
+                         "The regular ROCm runtime looks for /dev/kfd, which WSL does not have: under WSL ROCm needs "
+                         "librocdxg (ROCm 7.1 and newer) or the WSL build of the HSA runtime (" +
+                         data().legacy_package +
+                         ", earlier releases). Without it rocminfo fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES or "
+                         "'ROCk module is NOT loaded'.")
+                     .with_evidence("librocdxg.so", "not found in " + join(runtime_dirs(ctx), ", "))
+                     .with_evidence("dpkg " + data().legacy_package, "not installed");
   return finding.with_fix(librocdxg_fix(ctx));
 }
 
@@ -241,11 +247,11 @@ class WslCheck final : public Check {
     if (ctx.options().image_mode) return CheckOutcome::skipped("--image: no GPU is expected in an image build");
     const auto& host = ctx.host();
     std::vector<Finding> findings;
-    findings.push_back(make_finding("wsl.driver", Severity::info,
-                                    "Under WSL the GPU driver is the Windows AMD Adrenalin driver")
-                           .because(data().driver_requirement)
-                           .with_evidence("source", data().driver_source)
-                           .with_evidence("/proc/sys/kernel/osrelease", facts.kernel_release));
+    findings.push_back(
+        make_finding("wsl.driver", Severity::info, "Under WSL the GPU driver is the Windows AMD Adrenalin driver")
+            .because(data().driver_requirement)
+            .with_evidence("source", data().driver_source)
+            .with_evidence("/proc/sys/kernel/osrelease", facts.kernel_release));
     if (!host.exists("/dev/dxg")) {
       findings.push_back(no_dxg_finding(host, facts));
       return findings;
@@ -279,8 +285,9 @@ class WslCheck final : public Check {
     }
     if (healthy) {
       auto ok = make_finding("wsl.ok", Severity::ok, "ROCm's WSL path is in place: /dev/dxg and the WSL runtime")
-                    .because("WSL reaches the GPU through /dev/dxg and the Windows driver; the WSL runtime is "
-                             "installed.");
+                    .because(
+                        "WSL reaches the GPU through /dev/dxg and the Windows driver; the WSL runtime is "
+                        "installed.");
       ok.evidence = ok_evidence;
       findings.push_back(std::move(ok));
     }

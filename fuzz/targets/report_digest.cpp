@@ -1,6 +1,7 @@
 // A JSON report as `rocm-doctor diff` and `fleet` read it (docs/report-format.md).
-#include "fuzz_input.h"
 #include "report/report_digest.h"
+
+#include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rocm_doctor;

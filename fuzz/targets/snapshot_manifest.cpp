@@ -1,6 +1,7 @@
 // snapshot.json of a snapshot folder (docs/snapshot-format.md).
-#include "fuzz_input.h"
 #include "host/snapshot_manifest.h"
+
+#include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rocm_doctor;

@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)packages::rocm_release_from_package_version(first);
   (void)amdgpu_driver::major_minor(first);
   if (const auto release = amdgpu_driver::rocm_release_of_driver(amdgpu_driver::driver_rules(), first)) {
-    (void)amdgpu_driver::judge_skew(amdgpu_driver::driver_rules(), *release, second, {"6.0", "6.1", "6.2", "6.3", "6.4"});
+    (void)amdgpu_driver::judge_skew(amdgpu_driver::driver_rules(), *release, second,
+                                    {"6.0", "6.1", "6.2", "6.3", "6.4"});
   }
   (void)amdgpu_driver::judge_skew(amdgpu_driver::driver_rules(), first, second, {"6.0", "6.1", "6.2"});
   return 0;

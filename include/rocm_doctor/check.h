@@ -145,8 +145,8 @@ Fix make_fix(std::string_view check_id, std::string description, std::vector<std
 #define ROCM_DOCTOR_CONCAT_INNER(a, b) a##b
 #define ROCM_DOCTOR_CONCAT(a, b) ROCM_DOCTOR_CONCAT_INNER(a, b)
 // One line at the end of a check file registers it; the engine never changes.
-#define ROCM_DOCTOR_REGISTER_CHECK(Type)                                           \
-  namespace {                                                                      \
-  [[maybe_unused]] const bool ROCM_DOCTOR_CONCAT(registered_check_, __LINE__) =    \
-      ::rocm_doctor::register_check(std::make_unique<Type>());                     \
+#define ROCM_DOCTOR_REGISTER_CHECK(Type)                                                                              \
+  namespace {                                                                                                         \
+  [[maybe_unused]] const bool ROCM_DOCTOR_CONCAT(registered_check_,                                                   \
+                                                 __LINE__) = ::rocm_doctor::register_check(std::make_unique<Type>()); \
   }

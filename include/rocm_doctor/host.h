@@ -4,13 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 #include <tl/expected.hpp>
+#include <vector>
 
 namespace rocm_doctor {
 
@@ -19,9 +18,9 @@ enum class HostErrorKind {
   permission_denied,  // it exists but this process may not read it
   not_a_directory,
   not_a_link,
-  too_large,          // larger than the caller's bound
-  loop,               // too many symbolic links
-  io,                 // anything else the OS said
+  too_large,  // larger than the caller's bound
+  loop,       // too many symbolic links
+  io,         // anything else the OS said
 };
 
 struct HostError {
@@ -45,8 +44,8 @@ struct NodeInfo {
   std::uint32_t mode = 0;  // permission bits only, e.g. 0660
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
-  bool has_acl = false;                // ls -l shows a '+'
-  std::optional<std::string> access;   // measured: "rw", "r", "w" or "none"
+  bool has_acl = false;               // ls -l shows a '+'
+  std::optional<std::string> access;  // measured: "rw", "r", "w" or "none"
   // false: mode, uid and gid are not the machine's (a replayed file whose
   // capture did not record them); judge ownership and permissions only live.
   bool permissions_known = true;
@@ -84,8 +83,8 @@ class Host {
   [[nodiscard]] virtual std::string_view source() const = 0;
 
   // Reads a whole (small) file, following symbolic links.
-  [[nodiscard]] virtual HostResult<std::string> read_file(
-      std::string_view path, std::size_t max_bytes = kDefaultReadLimit) const = 0;
+  [[nodiscard]] virtual HostResult<std::string> read_file(std::string_view path,
+                                                          std::size_t max_bytes = kDefaultReadLimit) const = 0;
   // Lists a directory (following links to it), without "." and "..", sorted by name.
   [[nodiscard]] virtual HostResult<std::vector<DirEntry>> list_dir(std::string_view path) const = 0;
   // The target of a symbolic link, as stored (not resolved).

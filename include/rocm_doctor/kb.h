@@ -49,9 +49,9 @@ struct SupportHistory {
 };
 
 struct GfxTarget {
-  std::string gfx;          // "gfx1031"
-  std::string family;       // "RDNA2"
-  std::string isa_family;   // override compatibility group: "gfx10-3"
+  std::string gfx;                    // "gfx1031"
+  std::string family;                 // "RDNA2"
+  std::string isa_family;             // override compatibility group: "gfx10-3"
   std::optional<GfxVersion> version;  // absent for targets KFD never reports (gfx909)
   bool apu = false;
   std::vector<std::string> products;
@@ -94,10 +94,10 @@ struct Release {
 };
 
 struct KernelLayout {
-  std::string base;               // "lib" (the release's lib_dir) or "prefix"
-  std::vector<std::string> dirs;  // relative; one '*' path component allowed
-  std::string match;              // "token" (gfx anywhere in the name) or "prefix" (name starts with it)
-  std::string finding;            // finding id when a GPU's gfx is missing
+  std::string base;                    // "lib" (the release's lib_dir) or "prefix"
+  std::vector<std::string> dirs;       // relative; one '*' path component allowed
+  std::string match;                   // "token" (gfx anywhere in the name) or "prefix" (name starts with it)
+  std::string finding;                 // finding id when a GPU's gfx is missing
   std::string family_absent_severity;  // "info" when the library is not built for the GPU's family by design
 };
 

@@ -10,10 +10,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tl/expected.hpp>
 #include <variant>
 #include <vector>
-
-#include <tl/expected.hpp>
 
 #include "rocm_doctor/finding.h"
 #include "rocm_doctor/report.h"
@@ -38,11 +37,11 @@ inline constexpr std::string_view kCheckId = "policy";
 struct VersionRule {  // "rocm"
   versions::Range range;
 };
-struct DriverRule {  // "amdgpu-driver"
+struct DriverRule {                        // "amdgpu-driver"
   std::optional<versions::Range> version;  // of /sys/module/amdgpu/version ("6.8.5")
   std::optional<versions::Range> rocm;     // the ROCm release that driver shipped with ("6.2")
 };
-struct GfxRule {  // "gfx"
+struct GfxRule {                     // "gfx"
   std::vector<std::string> require;  // each must be among the GPUs (or --target-gfx)
   std::vector<std::string> allow;    // every GPU must be one of these (empty: any)
 };
@@ -52,7 +51,7 @@ struct GpuCountRule {  // "gpu-count"
 struct GpuVramRule {  // "gpu-vram"
   double min_gib = 0;
 };
-struct TorchRule {  // "torch"
+struct TorchRule {                         // "torch"
   std::optional<versions::Range> version;  // of torch.__version__ without its local tag
   std::optional<versions::Range> rocm;     // the X.Y of its "+rocmX.Y" tag
 };
@@ -75,7 +74,8 @@ struct OsRule {  // "os"
   std::vector<OsAllowed> allow;
 };
 
-using RuleSpec = std::variant<VersionRule, DriverRule, GfxRule, GpuCountRule, GpuVramRule, TorchRule, LibrariesRule, EnvRule, OsRule>;
+using RuleSpec = std::variant<VersionRule, DriverRule, GfxRule, GpuCountRule, GpuVramRule, TorchRule, LibrariesRule,
+                              EnvRule, OsRule>;
 
 struct Rule {
   std::string name;  // the key under "rules"; its finding id is policy.<name>

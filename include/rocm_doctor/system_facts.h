@@ -15,7 +15,7 @@ struct SystemFacts {
   std::string kernel_release;  // "6.1.0-18-amd64"
   std::string kernel_version;  // full /proc/version line when available
   std::string hostname;
-  std::string container;     // "docker", "podman", "kubernetes", "apptainer", "lxc" or ""
+  std::string container;  // "docker", "podman", "kubernetes", "apptainer", "lxc" or ""
   bool wsl = false;
 
   static SystemFacts collect(const CheckContext& ctx);

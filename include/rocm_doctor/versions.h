@@ -11,9 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 namespace rocm_doctor::versions {
 

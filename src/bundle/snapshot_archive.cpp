@@ -1,6 +1,7 @@
 #include "bundle/snapshot_archive.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -12,8 +13,6 @@
 #include <map>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "rocm_doctor/text.h"
 #include "util/atomic_file.h"
 
@@ -24,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kBlock = 512;
-constexpr std::size_t kMaxCompressed = 256u << 20;    // a snapshot is a few MiB at most
+constexpr std::size_t kMaxCompressed = 256u << 20;  // a snapshot is a few MiB at most
 constexpr std::size_t kMaxUnpacked = 1024u << 20;
 constexpr std::size_t kMaxEntries = 200000;
 
@@ -60,7 +59,9 @@ std::string header(std::string_view name, char type, std::uint64_t size, std::st
   return block;
 }
 
-void pad(std::string& out) { out.append((kBlock - out.size() % kBlock) % kBlock, '\0'); }
+void pad(std::string& out) {
+  out.append((kBlock - out.size() % kBlock) % kBlock, '\0');
+}
 
 // A pax record "LEN key=value\n", LEN counting the whole record.
 std::string pax_record(std::string_view key, std::string_view value) {
@@ -191,7 +192,7 @@ class Extractor {
     fs::path path = into_;
     for (std::size_t i = 0; i + 1 < entry.parts.size(); ++i) {
       path /= entry.parts[i];
-      struct stat info{};
+      struct stat info {};
       if (::lstat(path.c_str(), &info) != 0) {
         if (::mkdir(path.c_str(), 0755) != 0) return error(path);
       } else if (!S_ISDIR(info.st_mode)) {
@@ -200,7 +201,7 @@ class Extractor {
     }
     path /= entry.parts.back();
     if (entry.type == '5') {
-      struct stat info{};
+      struct stat info {};
       if (::lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return {};
       if (::mkdir(path.c_str(), 0755) != 0) return error(path);
       return {};
@@ -244,10 +245,14 @@ tl::expected<void, std::string> validate(Entry& entry, const std::string& name) 
   if (!parts) return tl::unexpected(fmt::format("'{}': absolute paths and '..' are not allowed", name));
   entry.parts = std::move(*parts);
   switch (entry.type) {
-    case '0': case '\0': case '7': entry.type = '0'; return {};
+    case '0':
+    case '\0':
+    case '7': entry.type = '0'; return {};
     case '5': return {};
     case '1': return tl::unexpected(fmt::format("'{}': hard links are not allowed", name));
-    case '3': case '4': return tl::unexpected(fmt::format("'{}': device files are not allowed (nodes live in snapshot.json)", name));
+    case '3':
+    case '4':
+      return tl::unexpected(fmt::format("'{}': device files are not allowed (nodes live in snapshot.json)", name));
     case '6': return tl::unexpected(fmt::format("'{}': FIFOs are not allowed", name));
     case '2': break;
     default: return tl::unexpected(fmt::format("'{}': unsupported entry type '{}'", name, entry.type));
@@ -338,7 +343,8 @@ tl::expected<void, std::string> extract_snapshot_archive(const fs::path& archive
     unsigned sum = 0;
     for (std::size_t i = 0; i < kBlock; ++i) sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(block[i]);
     const auto stored = octal(block + 148, 8);
-    if (!stored || *stored != sum) return tl::unexpected(archive.string() + ": not a tar archive (bad header checksum)");
+    if (!stored || *stored != sum)
+      return tl::unexpected(archive.string() + ": not a tar archive (bad header checksum)");
     const auto size = octal(block + 124, 12);
     if (!size || at + kBlock + *size > tar->size()) return tl::unexpected(archive.string() + ": truncated tar entry");
     const std::string data = tar->substr(at + kBlock, *size);
@@ -354,7 +360,8 @@ tl::expected<void, std::string> extract_snapshot_archive(const fs::path& archive
       continue;
     }
     std::string name = field(block, 100);
-    if (const std::string prefix = field(block + 345, 155); !prefix.empty() && std::string_view(block + 257, 5) == "ustar") {
+    if (const std::string prefix = field(block + 345, 155);
+        !prefix.empty() && std::string_view(block + 257, 5) == "ustar") {
       name = prefix + "/" + name;
     }
     Entry entry;
@@ -380,7 +387,8 @@ tl::expected<void, std::string> extract_snapshot_archive(const fs::path& archive
   }
   Extractor extractor(into);
   for (const auto& entry : entries) {
-    if (auto written = extractor.write(entry); !written) return tl::unexpected(archive.string() + ": " + written.error());
+    if (auto written = extractor.write(entry); !written)
+      return tl::unexpected(archive.string() + ": " + written.error());
   }
   return {};
 }
@@ -398,7 +406,8 @@ tl::expected<ReplayFolder, std::string> open_replay_folder(const std::string& pa
   std::error_code error;
   if (!fs::is_regular_file(path, error)) return ReplayFolder(path, false);
   std::string temp = (fs::temp_directory_path(error) / "rocm-doctor-replay-XXXXXX").string();
-  if (::mkdtemp(temp.data()) == nullptr) return tl::unexpected(std::string("cannot create a temporary folder: ") + std::strerror(errno));
+  if (::mkdtemp(temp.data()) == nullptr)
+    return tl::unexpected(std::string("cannot create a temporary folder: ") + std::strerror(errno));
   ReplayFolder folder(temp, true);
   if (auto extracted = extract_snapshot_archive(path, temp); !extracted) return tl::unexpected(extracted.error());
   return folder;

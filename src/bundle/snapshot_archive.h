@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <string>
-
 #include <tl/expected.hpp>
 
 namespace rocm_doctor {

@@ -1,13 +1,13 @@
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 
+#include "bundle/snapshot_archive.h"
 #include "cli/cli.h"
 #include "host/live_host.h"
 #include "host/recording_host.h"
-#include "bundle/snapshot_archive.h"
 #include "probe/probe_runner.h"
 #include "report/redact.h"
 #include "version.h"
@@ -92,8 +92,10 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
     fmt::print(stderr, "rocm-doctor: capture failed: {}\n", finished ? error.message() : finished.error());
     return static_cast<int>(ExitCode::internal);
   }
-  fs::permissions(target, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                              fs::perms::others_read | fs::perms::others_exec, error);
+  fs::permissions(target,
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                      fs::perms::others_exec,
+                  error);
   const auto counts = count_findings(report);
   fmt::print("Snapshot of this machine written to {} ({} errors, {} warnings).\n", directory, counts.error,
              counts.warning);

@@ -3,9 +3,8 @@
 
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "core/runner.h"
 #include "host/live_host.h"
@@ -69,7 +68,7 @@ int list_checks_command(const RunCommandOptions& options);
 // live runs (never when replaying: that folder belongs to the replaying machine).
 // An unreadable or malformed policy is an error naming the file and place.
 tl::expected<std::shared_ptr<const policy::PolicySet>, std::string> load_run_policies(const RunCommandOptions& options,
-                                                                                       bool live);
+                                                                                      bool live);
 
 namespace probe {
 class ProbeRunner;

@@ -1,11 +1,11 @@
 // `rocm-doctor diff A.json B.json`: what changed between two reports (before
 // and after an upgrade, a working node and a broken one). Exit codes as diff(1):
 // 0 the same, 1 different, 2 a report could not be read.
-#include <map>
-#include <set>
-
 #include <fmt/format.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/cli.h"
 #include "report/report_digest.h"
@@ -45,7 +45,8 @@ ReportDiff compare(const ReportDigest& a, const ReportDigest& b) {
       diff.appeared.push_back(finding);
       continue;
     }
-    if (it->second->severity != finding.severity) diff.severity.push_back({finding.id, it->second->severity, finding.severity});
+    if (it->second->severity != finding.severity)
+      diff.severity.push_back({finding.id, it->second->severity, finding.severity});
     before.erase(it);
   }
   for (const auto& finding : a.findings) {
@@ -73,7 +74,8 @@ ReportDiff compare(const ReportDigest& a, const ReportDigest& b) {
   const std::multiset<std::string> gpus_a(a.gpus.begin(), a.gpus.end());
   const std::multiset<std::string> gpus_b(b.gpus.begin(), b.gpus.end());
   std::set_difference(gpus_b.begin(), gpus_b.end(), gpus_a.begin(), gpus_a.end(), std::back_inserter(diff.gpus_added));
-  std::set_difference(gpus_a.begin(), gpus_a.end(), gpus_b.begin(), gpus_b.end(), std::back_inserter(diff.gpus_removed));
+  std::set_difference(gpus_a.begin(), gpus_a.end(), gpus_b.begin(), gpus_b.end(),
+                      std::back_inserter(diff.gpus_removed));
   return diff;
 }
 
@@ -90,7 +92,8 @@ std::string render_text(const ReportDigest& a, const ReportDigest& b, const Repo
   const auto section = [&](const std::string& title) { out += markdown ? "### " + title + "\n\n" : title + ":\n"; };
   if (!diff.appeared.empty()) {
     section(fmt::format("Findings that appeared ({})", diff.appeared.size()));
-    for (const auto& f : diff.appeared) out += bullet + fmt::format("+ [{}] {}: {}\n", f.severity, code(f.id), f.summary);
+    for (const auto& f : diff.appeared)
+      out += bullet + fmt::format("+ [{}] {}: {}\n", f.severity, code(f.id), f.summary);
     out += "\n";
   }
   if (!diff.gone.empty()) {
@@ -101,7 +104,8 @@ std::string render_text(const ReportDigest& a, const ReportDigest& b, const Repo
   const auto changes = [&](const std::string& title, const std::vector<Change>& list) {
     if (list.empty()) return;
     section(title);
-    for (const auto& change : list) out += bullet + fmt::format("{}: {} -> {}\n", code(change.key), change.before, change.after);
+    for (const auto& change : list)
+      out += bullet + fmt::format("{}: {} -> {}\n", code(change.key), change.before, change.after);
     out += "\n";
   };
   changes("Severity changed", diff.severity);
@@ -119,7 +123,8 @@ nlohmann::ordered_json to_json(const ReportDigest& a, const ReportDigest& b, con
   using Json = nlohmann::ordered_json;
   const auto findings = [](const std::vector<DigestFinding>& list) {
     Json out = Json::array();
-    for (const auto& f : list) out.push_back({{"id", f.id}, {"check", f.check}, {"severity", f.severity}, {"summary", f.summary}});
+    for (const auto& f : list)
+      out.push_back({{"id", f.id}, {"check", f.check}, {"severity", f.severity}, {"summary", f.summary}});
     return out;
   };
   const auto changes = [](const std::vector<Change>& list) {
@@ -149,8 +154,8 @@ int diff_command(const std::string& before, const std::string& after, const std:
   const auto b = load_report_digest(after);
   if (!b) return usage_error(b.error());
   const auto diff = compare(*a, *b);
-  const std::string out = format == "json" ? to_json(*a, *b, diff).dump(2) + "\n"
-                                           : render_text(*a, *b, diff, format == "markdown");
+  const std::string out =
+      format == "json" ? to_json(*a, *b, diff).dump(2) + "\n" : render_text(*a, *b, diff, format == "markdown");
   std::fwrite(out.data(), 1, out.size(), stdout);
   return diff.empty() ? 0 : 1;
 }

@@ -1,14 +1,14 @@
 // `rocm-doctor fleet REPORTS...`: many nodes' JSON reports at once (collected by
 // srun, pdsh, Ansible or a DaemonSet): how many nodes have each finding, nodes
 // grouped by identical problem sets, and the spread of versions.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
 #include "report/report_digest.h"
@@ -33,16 +33,17 @@ struct Fleet {
   std::vector<std::pair<std::string, std::string>> unreadable;  // file, why
   std::map<std::string, FindingCount> findings;
   std::map<std::vector<std::string>, std::vector<std::string>> groups;  // problem set -> nodes
-  std::map<std::string, std::map<std::string, int>> versions;          // key -> value -> nodes
-  std::map<std::string, int> gpus;                                     // model -> GPUs
-  std::map<std::string, int> worst;                                    // severity -> nodes
+  std::map<std::string, std::map<std::string, int>> versions;           // key -> value -> nodes
+  std::map<std::string, int> gpus;                                      // model -> GPUs
+  std::map<std::string, int> worst;                                     // severity -> nodes
 };
 
 std::string node_name(const ReportDigest& report) {
   return report.hostname.empty() ? fs::path(report.file).stem().string() : report.hostname;
 }
 
-std::vector<fs::path> report_files(const std::vector<std::string>& inputs, std::vector<std::pair<std::string, std::string>>& bad) {
+std::vector<fs::path> report_files(const std::vector<std::string>& inputs,
+                                   std::vector<std::pair<std::string, std::string>>& bad) {
   std::vector<fs::path> files;
   for (const auto& input : inputs) {
     std::error_code error;
@@ -106,16 +107,16 @@ Fleet load(const std::vector<std::string>& inputs) {
 std::vector<std::pair<std::string, const FindingCount*>> by_nodes(const Fleet& fleet) {
   std::vector<std::pair<std::string, const FindingCount*>> list;
   for (const auto& [id, count] : fleet.findings) list.emplace_back(id, &count);
-  std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-    return a.second->nodes.size() > b.second->nodes.size();
-  });
+  std::stable_sort(list.begin(), list.end(),
+                   [](const auto& a, const auto& b) { return a.second->nodes.size() > b.second->nodes.size(); });
   return list;
 }
 
 std::vector<std::pair<const std::vector<std::string>*, const std::vector<std::string>*>> groups(const Fleet& fleet) {
   std::vector<std::pair<const std::vector<std::string>*, const std::vector<std::string>*>> list;
   for (const auto& [problems, nodes] : fleet.groups) list.emplace_back(&problems, &nodes);
-  std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.second->size() > b.second->size(); });
+  std::stable_sort(list.begin(), list.end(),
+                   [](const auto& a, const auto& b) { return a.second->size() > b.second->size(); });
   return list;
 }
 
@@ -135,7 +136,8 @@ std::string render_text(const Fleet& fleet, bool markdown) {
   out += ".\n\n";
   if (markdown) {
     out += "### Findings\n\n| Finding | Severity | Nodes |\n|---|---|---|\n";
-    for (const auto& [id, count] : by_nodes(fleet)) out += fmt::format("| `{}` | {} | {} |\n", id, count->severity, count->nodes.size());
+    for (const auto& [id, count] : by_nodes(fleet))
+      out += fmt::format("| `{}` | {} | {} |\n", id, count->severity, count->nodes.size());
     out += "\n### Nodes grouped by problems\n\n| Nodes | Problems | Hosts |\n|---|---|---|\n";
     for (const auto& [problems, nodes] : groups(fleet)) {
       out += fmt::format("| {} | {} | {} |\n", nodes->size(), problems->empty() ? "none" : join(*problems, ", "),
@@ -149,11 +151,12 @@ std::string render_text(const Fleet& fleet, bool markdown) {
     for (const auto& [model, count] : fleet.gpus) out += fmt::format("| {} | {} |\n", model, count);
   } else {
     out += "Findings (nodes):\n";
-    for (const auto& [id, count] : by_nodes(fleet)) out += fmt::format("  {:>6}  {:<8} {}\n", count->nodes.size(), count->severity, id);
+    for (const auto& [id, count] : by_nodes(fleet))
+      out += fmt::format("  {:>6}  {:<8} {}\n", count->nodes.size(), count->severity, id);
     out += "\nNodes grouped by problems:\n";
     for (const auto& [problems, nodes] : groups(fleet)) {
-      out += fmt::format("  {:>6}  {}\n          {}\n", nodes->size(), problems->empty() ? "(no problems)" : join(*problems, ", "),
-                         some_hosts(*nodes));
+      out += fmt::format("  {:>6}  {}\n          {}\n", nodes->size(),
+                         problems->empty() ? "(no problems)" : join(*problems, ", "), some_hosts(*nodes));
     }
     out += "\nVersions (nodes):\n";
     for (const auto& [key, values] : fleet.versions) {
@@ -181,12 +184,13 @@ nlohmann::ordered_json to_json(const Fleet& fleet) {
     findings.push_back({{"id", id}, {"severity", count->severity}, {"nodes", nodes.size()}, {"hosts", nodes}});
   }
   Json grouped = Json::array();
-  for (const auto& [problems, nodes] : groups(fleet)) grouped.push_back({{"problems", *problems}, {"nodes", nodes->size()}, {"hosts", *nodes}});
+  for (const auto& [problems, nodes] : groups(fleet))
+    grouped.push_back({{"problems", *problems}, {"nodes", nodes->size()}, {"hosts", *nodes}});
   Json unreadable = Json::array();
   for (const auto& [file, why] : fleet.unreadable) unreadable.push_back({{"file", file}, {"error", why}});
-  return {{"schema", "rocm-doctor/fleet"}, {"schema_version", 1}, {"nodes", fleet.reports.size()},
-          {"worst", fleet.worst},          {"findings", findings},  {"groups", grouped},
-          {"versions", fleet.versions},    {"gpus", fleet.gpus},    {"unreadable", unreadable}};
+  return {{"schema", "rocm-doctor/fleet"}, {"schema_version", 1},  {"nodes", fleet.reports.size()},
+          {"worst", fleet.worst},          {"findings", findings}, {"groups", grouped},
+          {"versions", fleet.versions},    {"gpus", fleet.gpus},   {"unreadable", unreadable}};
 }
 
 }  // namespace
@@ -194,7 +198,8 @@ nlohmann::ordered_json to_json(const Fleet& fleet) {
 int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output) {
   const Fleet fleet = load(inputs);
   if (fleet.reports.empty()) {
-    for (const auto& [file, why] : fleet.unreadable) fmt::print(stderr, "rocm-doctor: {}\n", why.starts_with(file) ? why : file + ": " + why);
+    for (const auto& [file, why] : fleet.unreadable)
+      fmt::print(stderr, "rocm-doctor: {}\n", why.starts_with(file) ? why : file + ": " + why);
     return usage_error("fleet: no readable report");
   }
   const std::string out = format == "json" ? to_json(fleet).dump(2) + "\n" : render_text(fleet, format == "markdown");

@@ -1,9 +1,9 @@
+#include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli/cli.h"
 #include "probe/probe_runner.h"
@@ -78,8 +78,8 @@ int usage_error(const std::string& message) {
 }
 
 std::unique_ptr<CLI::App> make_command_line(CommandLine& values) {
-  auto app = std::make_unique<CLI::App>(
-      "rocm-doctor: diagnoses a Linux machine's ROCm setup and says how to fix it.", "rocm-doctor");
+  auto app = std::make_unique<CLI::App>("rocm-doctor: diagnoses a Linux machine's ROCm setup and says how to fix it.",
+                                        "rocm-doctor");
   app->set_version_flag("--version", version_text());
   app->footer(
       "Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,\n"
@@ -124,8 +124,10 @@ int cli_main(int argc, char** argv) {
 
   if (app->got_subcommand("explain")) return explain_command(values.explain_id);
   if (options.list_checks) return list_checks_command(options);
-  if (app->got_subcommand("diff")) return diff_command(values.diff_reports[0], values.diff_reports[1], values.report_format);
-  if (app->got_subcommand("fleet")) return fleet_command(values.fleet_inputs, values.report_format, values.fleet_output);
+  if (app->got_subcommand("diff"))
+    return diff_command(values.diff_reports[0], values.diff_reports[1], values.report_format);
+  if (app->got_subcommand("fleet"))
+    return fleet_command(values.fleet_inputs, values.report_format, values.fleet_output);
   if (app->got_subcommand("capture")) {
     if (values.capture_dir.empty() == options.archive.empty()) {
       return usage_error("capture needs DIR or --archive FILE.tar.gz (one of them)");

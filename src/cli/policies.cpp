@@ -4,7 +4,7 @@
 namespace rocm_doctor {
 
 tl::expected<std::shared_ptr<const policy::PolicySet>, std::string> load_run_policies(const RunCommandOptions& options,
-                                                                                       bool live) {
+                                                                                      bool live) {
   const auto system_dir = live ? std::optional<std::string>(policy::kSystemPolicyDir) : std::nullopt;
   auto set = policy::load_policies(options.policy_files, system_dir);
   if (!set) return tl::unexpected(set.error());
@@ -14,7 +14,8 @@ tl::expected<std::shared_ptr<const policy::PolicySet>, std::string> load_run_pol
     check_ids.emplace_back(check->id());
     for (const auto id : check->finding_ids()) finding_ids.emplace_back(id);
   }
-  if (auto valid = policy::validate_references(*set, check_ids, finding_ids); !valid) return tl::unexpected(valid.error());
+  if (auto valid = policy::validate_references(*set, check_ids, finding_ids); !valid)
+    return tl::unexpected(valid.error());
   return std::make_shared<const policy::PolicySet>(std::move(*set));
 }
 

@@ -26,7 +26,8 @@ std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& option
   }
   probe::ProbeRunnerOptions runner;
   runner.level = level;
-  runner.timeout = std::chrono::milliseconds(static_cast<long long>(std::llround(options.probe_timeout_seconds * 1000)));
+  runner.timeout =
+      std::chrono::milliseconds(static_cast<long long>(std::llround(options.probe_timeout_seconds * 1000)));
   // The python probe gets three probe timeouts: importing torch reads hundreds of MB.
   runner.python_timeout = runner.timeout * 3;
   auto requested = options.python;

@@ -1,10 +1,10 @@
 #include "cli/report_outputs.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fmt/format.h>
 
 #include "util/atomic_file.h"
 
@@ -19,7 +19,9 @@ Color choose_color(const RunCommandOptions& options, const OutputTarget& target)
   return to_terminal && !disabled ? Color::on : Color::off;
 }
 
-Severity fail_on(const RunCommandOptions& options) { return parse_severity(options.fail_on).value_or(Severity::error); }
+Severity fail_on(const RunCommandOptions& options) {
+  return parse_severity(options.fail_on).value_or(Severity::error);
+}
 
 int emit(const std::string& content, const std::string& file, std::string_view what, mode_t mode = 0644) {
   if (file.empty()) {

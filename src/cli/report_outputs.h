@@ -3,9 +3,8 @@
 #pragma once
 
 #include <string>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "cli/cli.h"
 #include "render/formats.h"

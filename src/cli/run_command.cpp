@@ -1,20 +1,20 @@
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
+#include "bundle/snapshot_archive.h"
 #include "cli/cli.h"
+#include "cli/report_outputs.h"
 #include "host/live_host.h"
 #include "host/read_once_host.h"
 #include "host/snapshot_host.h"
-#include "probe/probe_runner.h"
-#include "bundle/snapshot_archive.h"
-#include "cli/report_outputs.h"
 #include "plugins/plugin_scan.h"
-#include "rocm_doctor/text.h"
+#include "probe/probe_runner.h"
 #include "report/redact.h"
 #include "rocm_doctor/policy.h"
+#include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
 
@@ -22,7 +22,9 @@ namespace {
 
 // Folder and file names are whoever made them chose: shown escaped, so a name
 // with control characters cannot act on the terminal or start a line of its own.
-std::string shown(std::string_view text) { return displayable(text, std::string_view::npos, false); }
+std::string shown(std::string_view text) {
+  return displayable(text, std::string_view::npos, false);
+}
 
 // The plugins a live run would run, and the folders and files it would refuse.
 void list_plugins(const std::vector<std::string>& extra_folders) {

@@ -8,7 +8,9 @@ namespace embedded {
 std::string_view checks_md();
 }  // namespace embedded
 
-std::string_view checks_document() { return embedded::checks_md(); }
+std::string_view checks_document() {
+  return embedded::checks_md();
+}
 
 namespace {
 
@@ -40,7 +42,9 @@ std::optional<std::string> find_section(std::string_view document, std::string_v
   return section;
 }
 
-std::optional<std::string> explain_text(std::string_view id) { return find_section(checks_document(), id); }
+std::optional<std::string> explain_text(std::string_view id) {
+  return find_section(checks_document(), id);
+}
 
 std::vector<std::string> documented_ids(std::string_view document) {
   std::vector<std::string> ids;

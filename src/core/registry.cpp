@@ -47,7 +47,9 @@ const Check* find_check(std::string_view id) {
   return nullptr;
 }
 
-std::string verify_command(std::string_view check_id) { return "rocm-doctor --only " + std::string(check_id); }
+std::string verify_command(std::string_view check_id) {
+  return "rocm-doctor --only " + std::string(check_id);
+}
 
 Fix make_fix(std::string_view check_id, std::string description, std::vector<std::string> commands, FixNeeds needs) {
   Fix fix;

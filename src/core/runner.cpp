@@ -29,7 +29,8 @@ tl::expected<void, std::string> validate_ids(const std::vector<std::string>& ids
   for (const auto& id : ids) {
     if (find_check(id) != nullptr) continue;
     std::string message = std::string(option) + ": unknown check '" + id + "'";
-    if (auto suggestion = closest_match(id, known, std::max<std::size_t>(1, id.size() / 3))) message += " (did you mean '" + *suggestion + "'?)";
+    if (auto suggestion = closest_match(id, known, std::max<std::size_t>(1, id.size() / 3)))
+      message += " (did you mean '" + *suggestion + "'?)";
     message += "; see --list-checks";
     return tl::unexpected(message);
   }
@@ -104,8 +105,7 @@ CheckResult run_check(const Check& check, const CheckContext& ctx) {
     result.internal_error = "unknown exception";
     spdlog::error("check '{}' failed with an unknown exception", result.id);
   }
-  result.duration_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   spdlog::debug("check '{}': {} in {:.2f} ms", result.id, to_string(result.status), result.duration_ms);
   return result;
 }

@@ -2,9 +2,8 @@
 #pragma once
 
 #include <string>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/report.h"

@@ -15,7 +15,9 @@ std::string lower(std::string_view text) {
   return result;
 }
 
-std::string read_or_empty(const Host& host, std::string_view path) { return host.read_trimmed(path).value_or(""); }
+std::string read_or_empty(const Host& host, std::string_view path) {
+  return host.read_trimmed(path).value_or("");
+}
 
 // Container runtimes leave well-known marks; the first match wins.
 std::string detect_container(const Host& host) {
@@ -43,7 +45,9 @@ bool mentions_wsl(std::string_view kernel_text) {
   return text.find("microsoft") != std::string::npos || text.find("wsl") != std::string::npos;
 }
 
-SystemFacts SystemFacts::collect(const CheckContext& ctx) { return collect(ctx.host()); }
+SystemFacts SystemFacts::collect(const CheckContext& ctx) {
+  return collect(ctx.host());
+}
 
 SystemFacts SystemFacts::collect(const Host& host) {
   SystemFacts facts;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/facts/dpkg_database.h"
@@ -32,7 +31,8 @@ std::optional<std::string> rocm_release_from_package_version(std::string_view ve
   const auto dot = upstream.rfind('.');
   if (dot == std::string_view::npos) return std::nullopt;
   const auto code = upstream.substr(dot + 1);
-  if (code.size() != 5 || !std::all_of(code.begin(), code.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+  if (code.size() != 5 ||
+      !std::all_of(code.begin(), code.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
     return std::nullopt;
   }
   const auto number = parse_uint(code).value_or(0);

@@ -131,8 +131,9 @@ std::optional<KfdNode> read_kfd_node(const Host& host, const std::string& name, 
   }
   if (auto problem = describe_kfd_node_problem(*node); !problem.empty()) {
     problems.push_back({fmt::format("KFD node {} properties: {}", name, problem), path,
-                        node->malformed.empty() ? fmt::format("gfx_target_version {}", node->get("gfx_target_version").value_or(0))
-                                                : "\"" + printable_excerpt(node->malformed.front()) + "\""});
+                        node->malformed.empty()
+                            ? fmt::format("gfx_target_version {}", node->get("gfx_target_version").value_or(0))
+                            : "\"" + printable_excerpt(node->malformed.front()) + "\""});
   }
   return node;
 }
@@ -211,7 +212,9 @@ Gpu gpu_from_node(const KfdNode& node, int index) {
   return gpu;
 }
 
-std::string hex_id(std::uint32_t value) { return fmt::format("0x{:04x}", value); }
+std::string hex_id(std::uint32_t value) {
+  return fmt::format("0x{:04x}", value);
+}
 
 void join_kfd(GpuInventory& inventory, const std::vector<KfdNode>& nodes, const std::vector<PciFunction>& pci,
               const std::vector<DrmCard>& cards) {
@@ -227,17 +230,16 @@ void join_kfd(GpuInventory& inventory, const std::vector<KfdNode>& nodes, const 
     const auto card = std::find_if(cards.begin(), cards.end(), [&](const auto& c) { return c.bdf == gpu.bdf; });
     if (card == cards.end()) {
       if (!cards.empty()) {
-        inventory.issues.push_back({fmt::format("KFD node {} ({}) has no DRM card at that PCI address", node.node_id,
-                                                gpu.bdf),
-                                    where, fmt::format("location_id {}", node.get("location_id").value_or(0))});
+        inventory.issues.push_back(
+            {fmt::format("KFD node {} ({}) has no DRM card at that PCI address", node.node_id, gpu.bdf), where,
+             fmt::format("location_id {}", node.get("location_id").value_or(0))});
       }
     } else {
       apply_card(gpu, *card);
       if (card->device && *card->device != gpu.device_id) {
-        inventory.issues.push_back(
-            {fmt::format("KFD node {} says device {} but DRM {} at {} says {}", node.node_id, hex_id(gpu.device_id),
-                         card->card, gpu.bdf, hex_id(*card->device)),
-             where, fmt::format("device_id {} (decimal)", gpu.device_id)});
+        inventory.issues.push_back({fmt::format("KFD node {} says device {} but DRM {} at {} says {}", node.node_id,
+                                                hex_id(gpu.device_id), card->card, gpu.bdf, hex_id(*card->device)),
+                                    where, fmt::format("device_id {} (decimal)", gpu.device_id)});
       }
     }
     describe(gpu);
@@ -287,7 +289,9 @@ std::optional<std::uint64_t> KfdNode::get(std::string_view key) const {
   return it == values.end() ? std::nullopt : std::optional(it->second);
 }
 
-bool KfdNode::is_gpu() const { return get("simd_count").value_or(0) > 0 && get("gfx_target_version").value_or(0) != 0; }
+bool KfdNode::is_gpu() const {
+  return get("simd_count").value_or(0) > 0 && get("gfx_target_version").value_or(0) != 0;
+}
 
 std::optional<KfdNode> parse_kfd_properties(int node_id, std::string_view text) {
   KfdNode node;
@@ -403,14 +407,16 @@ nlohmann::ordered_json GpuInventory::to_json() const {
     row["name"] = gpu.name;
     row["name_known"] = gpu.name_known;
     row["gfx"] = gpu.gfx.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.gfx);
-    row["gfx_source"] = gpu.gfx_source.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.gfx_source);
+    row["gfx_source"] =
+        gpu.gfx_source.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.gfx_source);
     row["gfx_known"] = gpu.gfx_known;
     row["family"] = gpu.family.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.family);
     row["integrated"] = gpu.apu;
     row["vram_total_bytes"] = optional_json(gpu.vram_total);
     row["vram_used_bytes"] = optional_json(gpu.vram_used);
     row["compute_units"] = optional_json(gpu.compute_units);
-    row["render_node"] = gpu.render_node().empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.render_node());
+    row["render_node"] =
+        gpu.render_node().empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.render_node());
     row["drm_card"] = gpu.card.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.card);
     row["numa_node"] = optional_json(gpu.numa_node);
     row["xgmi_hive_id"] = gpu.hive_id ? nlohmann::ordered_json(fmt::format("0x{:x}", *gpu.hive_id)) : nullptr;
@@ -420,7 +426,9 @@ nlohmann::ordered_json GpuInventory::to_json() const {
   return list;
 }
 
-GpuInventory GpuInventory::collect(const CheckContext& ctx) { return collect(ctx.host()); }
+GpuInventory GpuInventory::collect(const CheckContext& ctx) {
+  return collect(ctx.host());
+}
 
 GpuInventory GpuInventory::collect(const Host& host) {
   GpuInventory inventory;

@@ -9,7 +9,9 @@ namespace rocm_doctor {
 
 namespace {
 
-bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
 
 std::vector<std::string> file_names(const Host& host, const std::string& dir) {
   std::vector<std::string> names;
@@ -121,7 +123,8 @@ MathLibraries MathLibraries::collect(const CheckContext& ctx) {
   result.lib_dir = release.lib_dir;
   const auto lib_files = file_names(ctx.host(), release.lib_dir);
   for (const auto& row : kb::knowledge_base().libraries()) {
-    if (auto library = find_library(ctx.host(), release, lib_files, row)) result.libraries.push_back(std::move(*library));
+    if (auto library = find_library(ctx.host(), release, lib_files, row))
+      result.libraries.push_back(std::move(*library));
   }
   return result;
 }

@@ -76,7 +76,8 @@ std::string upstream_version(std::string_view debian_version) {
   auto value = trim(debian_version);
   if (const auto colon = value.find(':'); colon != std::string_view::npos) value = value.substr(colon + 1);
   if (const auto dash = value.rfind('-'); dash != std::string_view::npos) value = value.substr(0, dash);
-  const auto end = std::find_if(value.begin(), value.end(), [](unsigned char c) { return !std::isdigit(c) && c != '.'; });
+  const auto end =
+      std::find_if(value.begin(), value.end(), [](unsigned char c) { return !std::isdigit(c) && c != '.'; });
   auto result = std::string(value.begin(), end);
   while (result.ends_with('.')) result.pop_back();
   return result;
@@ -101,7 +102,8 @@ std::vector<LdConfLine> parse_ld_so_conf(std::string_view text) {
     if (line.empty()) continue;
     const auto words = split_words(line);
     if (words.front() == "include" && words.size() > 1) {
-      for (std::size_t i = 1; i < words.size(); ++i) result.push_back({LdConfLine::Kind::include, std::string(words[i])});
+      for (std::size_t i = 1; i < words.size(); ++i)
+        result.push_back({LdConfLine::Kind::include, std::string(words[i])});
       continue;
     }
     if (words.front() == "hwcap") continue;
@@ -210,11 +212,13 @@ std::string release_hip_version(const Host& host, const std::string& prefix) {
 bool has_hip_library(const Host& host, const std::string& folder) {
   const auto entries = host.list_dir(folder);
   if (!entries) return false;
-  return std::any_of(entries->begin(), entries->end(), [](const auto& entry) { return entry.name.starts_with(kHipStem); });
+  return std::any_of(entries->begin(), entries->end(),
+                     [](const auto& entry) { return entry.name.starts_with(kHipStem); });
 }
 
 // A folder under /opt counts as a release when it carries ROCm's version file or its runtime or tools.
-std::optional<RocmRelease> opt_release(const Host& host, const std::string& prefix, std::optional<std::string> folder_version) {
+std::optional<RocmRelease> opt_release(const Host& host, const std::string& prefix,
+                                       std::optional<std::string> folder_version) {
   RocmRelease release;
   release.prefix = prefix;
   release.lib_dir = prefix + "/lib";
@@ -293,10 +297,12 @@ void add_conf_file(const Host& host, const std::string& file, std::size_t depth,
 std::vector<LoaderDir> collect_loader_dirs(const Host& host) {
   std::vector<LoaderDir> dirs;
   if (const auto value = host.env("LD_LIBRARY_PATH")) {
-    for (const auto& folder : split_search_path(*value, true)) dirs.push_back({normalize_path(folder), "LD_LIBRARY_PATH"});
+    for (const auto& folder : split_search_path(*value, true))
+      dirs.push_back({normalize_path(folder), "LD_LIBRARY_PATH"});
   }
   add_conf_file(host, "/etc/ld.so.conf", 0, dirs);
-  for (const char* folder : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
+  for (const char* folder :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
     dirs.push_back({folder, "default"});
   }
   std::set<std::string> seen;

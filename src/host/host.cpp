@@ -12,7 +12,9 @@ std::optional<nlohmann::json> Host::run_plugins(const nlohmann::json& facts) con
   return probe("plugins");
 }
 
-bool Host::exists(std::string_view path) const { return stat_node(path).has_value(); }
+bool Host::exists(std::string_view path) const {
+  return stat_node(path).has_value();
+}
 
 HostResult<std::string> Host::read_trimmed(std::string_view path) const {
   return read_file(path, kDefaultReadLimit).map([](const std::string& text) { return std::string(trim(text)); });

@@ -91,7 +91,8 @@ HostResult<std::string> LiveHost::read_file(std::string_view path, std::size_t m
 
 HostResult<std::vector<DirEntry>> LiveHost::list_dir(std::string_view path) const {
   auto entries = read_directory(std::string(path), path);
-  if (entries) std::sort(entries->begin(), entries->end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  if (entries)
+    std::sort(entries->begin(), entries->end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return entries;
 }
 

@@ -34,7 +34,8 @@ EntryType entry_type_from_mode(unsigned mode) {
 }
 
 HostError too_large_error(std::string_view path, std::size_t max_bytes) {
-  return HostError{HostErrorKind::too_large, std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes"};
+  return HostError{HostErrorKind::too_large,
+                   std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes"};
 }
 
 FileDescriptor::~FileDescriptor() {

@@ -36,18 +36,23 @@ HostResult<std::string> ReadOnceHost::read_file(std::string_view path, std::size
 }
 
 HostResult<std::vector<DirEntry>> ReadOnceHost::list_dir(std::string_view path) const {
-  return remembered(folders_, path, [&] { return inner_.list_dir(path); }, [](const auto&) { return true; });
+  return remembered(
+      folders_, path, [&] { return inner_.list_dir(path); }, [](const auto&) { return true; });
 }
 
 HostResult<std::string> ReadOnceHost::read_link(std::string_view path) const {
-  return remembered(links_, path, [&] { return inner_.read_link(path); }, [](const auto&) { return true; });
+  return remembered(
+      links_, path, [&] { return inner_.read_link(path); }, [](const auto&) { return true; });
 }
 
 HostResult<NodeInfo> ReadOnceHost::stat_node(std::string_view path) const {
-  return remembered(nodes_, path, [&] { return inner_.stat_node(path); }, [](const auto&) { return true; });
+  return remembered(
+      nodes_, path, [&] { return inner_.stat_node(path); }, [](const auto&) { return true; });
 }
 
-std::optional<nlohmann::json> ReadOnceHost::probe(std::string_view name) const { return inner_.probe(name); }
+std::optional<nlohmann::json> ReadOnceHost::probe(std::string_view name) const {
+  return inner_.probe(name);
+}
 
 std::optional<nlohmann::json> ReadOnceHost::run_plugins(const nlohmann::json& facts) const {
   return inner_.run_plugins(facts);

@@ -48,7 +48,8 @@ bool RecordingHost::stays_inside(const fs::path& inside) const {
     walked /= *part;
     struct stat info {};
     if (::lstat(walked.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) {
-      spdlog::warn("capture: not recording {}: {} became a symbolic link while recording", inside.string(), walked.string());
+      spdlog::warn("capture: not recording {}: {} became a symbolic link while recording", inside.string(),
+                   walked.string());
       return false;
     }
   }
@@ -216,7 +217,9 @@ std::optional<std::string> RecordingHost::env(std::string_view name) const {
 
 // Only the names are asked here; values are recorded when a check reads them,
 // so unrelated variables (tokens, secrets) never enter a snapshot.
-std::vector<std::string> RecordingHost::env_names() const { return inner_.env_names(); }
+std::vector<std::string> RecordingHost::env_names() const {
+  return inner_.env_names();
+}
 
 Identity RecordingHost::identity() const {
   auto identity = inner_.identity();
@@ -225,8 +228,12 @@ Identity RecordingHost::identity() const {
   return identity;
 }
 
-void RecordingHost::record_group(const GroupEntry& group) const { groups_[group.name] = group; }
-void RecordingHost::record_user(const UserEntry& user) const { users_[user.name] = user; }
+void RecordingHost::record_group(const GroupEntry& group) const {
+  groups_[group.name] = group;
+}
+void RecordingHost::record_user(const UserEntry& user) const {
+  users_[user.name] = user;
+}
 
 std::optional<GroupEntry> RecordingHost::group_by_gid(std::uint32_t gid) const {
   auto group = inner_.group_by_gid(gid);
@@ -287,7 +294,8 @@ tl::expected<void, std::string> RecordingHost::finish(std::string captured_at, s
   stream.close();
   if (!stream) return tl::unexpected((snapshot_dir_ / "snapshot.json").string() + ": could not be written");
   // A snapshot missing files (a full disk) would replay as a broken machine.
-  if (write_failed_) return tl::unexpected(snapshot_dir_.string() + ": some recorded files could not be written (disk full?)");
+  if (write_failed_)
+    return tl::unexpected(snapshot_dir_.string() + ": some recorded files could not be written (disk full?)");
   return {};
 }
 

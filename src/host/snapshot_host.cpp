@@ -108,7 +108,8 @@ HostResult<SnapshotHost::Resolved> SnapshotHost::walk(std::string start, std::ve
       continue;
     }
     if (++hops > kMaxSymlinkHops) {
-      return tl::unexpected(HostError{HostErrorKind::loop, std::string(shown_path) + ": too many levels of symbolic links"});
+      return tl::unexpected(
+          HostError{HostErrorKind::loop, std::string(shown_path) + ": too many levels of symbolic links"});
     }
     auto target = link_target(current.path, shown_path);
     if (!target) return tl::unexpected(target.error());
@@ -201,8 +202,9 @@ HostResult<std::vector<DirEntry>> SnapshotHost::list_dir(std::string_view path) 
     return tl::unexpected(not_a_directory(path));
   }
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  entries.erase(std::unique(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name == b.name; }),
-                entries.end());
+  entries.erase(
+      std::unique(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name == b.name; }),
+      entries.end());
   return entries;
 }
 

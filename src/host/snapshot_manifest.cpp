@@ -16,7 +16,9 @@ struct ManifestError {
   std::string message;
 };
 
-[[noreturn]] void fail(std::string message) { throw ManifestError{std::move(message)}; }
+[[noreturn]] void fail(std::string message) {
+  throw ManifestError{std::move(message)};
+}
 
 std::uint32_t require_id(const Json& value, const std::string& where) {
   if (!value.is_number_unsigned() || value.get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max()) {
@@ -109,8 +111,8 @@ SnapshotManifest parse_object(const Json& root) {
   }
   if (!root.contains("version") || !root["version"].is_number_integer()) fail("missing or non-integer 'version'");
   if (root["version"].get<long long>() != kSnapshotVersion) {
-    fail(fmt::format("unsupported 'version' {} (this rocm-doctor reads version {})",
-                     root["version"].get<long long>(), kSnapshotVersion));
+    fail(fmt::format("unsupported 'version' {} (this rocm-doctor reads version {})", root["version"].get<long long>(),
+                     kSnapshotVersion));
   }
   SnapshotManifest manifest;
   manifest.captured_at = optional_string(root, "captured_at");

@@ -2,11 +2,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
 
 #include "rocm_doctor/host.h"
@@ -25,7 +24,7 @@ struct SnapshotManifest {
   // Owner, mode (and ACL, access) of other paths the checks stat()ed, keyed by
   // the path as asked; absent in snapshots written before it existed.
   std::map<std::string, NodeInfo> stat;
-  std::set<std::string> unreadable;       // paths that existed but could not be read
+  std::set<std::string> unreadable;  // paths that existed but could not be read
   nlohmann::json probes = nlohmann::json::object();
 };
 

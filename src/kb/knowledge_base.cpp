@@ -1,9 +1,8 @@
 // Loads checks/data/{gfx_targets,pci_ids,rocm_releases,rocm_libraries}.json
 // (compiled in) and validates them once.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -189,9 +188,9 @@ void load_libraries(Table<MathLibrary>& table, const json& file) {
     MathLibrary library{text_of(row, "name"), text_of(row, "soname"), std::nullopt};
     if (row.contains("kernels")) {
       const auto& raw = row["kernels"];
-      library.kernels = KernelLayout{text_of(raw, "base"), strings(raw.value("dirs", json::array())),
-                                     text_of(raw, "match"), text_of(raw, "finding"),
-                                     text_of(raw, "family_absent_severity")};
+      library.kernels =
+          KernelLayout{text_of(raw, "base"), strings(raw.value("dirs", json::array())), text_of(raw, "match"),
+                       text_of(raw, "finding"), text_of(raw, "family_absent_severity")};
     }
     if (library.name.empty() || library.soname.empty()) fail("rocm_libraries.json", "row without name/soname");
     if (!seen.insert(library.name).second) fail("rocm_libraries.json", "duplicate " + library.name);
@@ -242,7 +241,8 @@ struct KnowledgeBase::Tables {
   ParsedOnce<Table<MathLibrary>> libraries;
 
   const Table<GfxTarget>& target_table() const {
-    return targets.get([&] { return load_table<Table<GfxTarget>>(texts.gfx_targets, "gfx_targets.json", load_targets); });
+    return targets.get(
+        [&] { return load_table<Table<GfxTarget>>(texts.gfx_targets, "gfx_targets.json", load_targets); });
   }
   const Table<PciDevice>& pci_table() const {
     return pci.get([&] { return load_table<Table<PciDevice>>(texts.pci_ids, "pci_ids.json", load_pci); });
@@ -256,17 +256,27 @@ struct KnowledgeBase::Tables {
   }
 };
 
-KnowledgeBase::KnowledgeBase(TableTexts texts) : tables_(std::make_unique<Tables>()) { tables_->texts = texts; }
+KnowledgeBase::KnowledgeBase(TableTexts texts) : tables_(std::make_unique<Tables>()) {
+  tables_->texts = texts;
+}
 
 KnowledgeBase::~KnowledgeBase() = default;
 
-const std::vector<GfxTarget>& KnowledgeBase::targets() const { return tables_->target_table().rows; }
+const std::vector<GfxTarget>& KnowledgeBase::targets() const {
+  return tables_->target_table().rows;
+}
 
-const std::vector<PciDevice>& KnowledgeBase::pci_devices() const { return tables_->pci_table().rows; }
+const std::vector<PciDevice>& KnowledgeBase::pci_devices() const {
+  return tables_->pci_table().rows;
+}
 
-const std::vector<Release>& KnowledgeBase::releases() const { return tables_->release_table().rows; }
+const std::vector<Release>& KnowledgeBase::releases() const {
+  return tables_->release_table().rows;
+}
 
-const std::vector<MathLibrary>& KnowledgeBase::libraries() const { return tables_->library_table().rows; }
+const std::vector<MathLibrary>& KnowledgeBase::libraries() const {
+  return tables_->library_table().rows;
+}
 
 const PerDeviceOverride& KnowledgeBase::per_device_override() const {
   return tables_->release_table().per_device_override;

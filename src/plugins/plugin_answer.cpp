@@ -1,9 +1,9 @@
 #include "plugins/plugin_answer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <initializer_list>
-
-#include <fmt/format.h>
 
 #include "plugins/plugin_runner.h"
 #include "rocm_doctor/check.h"
@@ -89,8 +89,8 @@ Parsed<Evidence> parse_evidence(const Json& json, const std::string& where) {
 
 Parsed<Fix> parse_fix(const Json& json, const std::string& where) {
   if (!json.is_object()) return tl::unexpected(where + " is not an object");
-  if (auto keys = only_keys(json, {"description", "commands", "needs_root", "needs_reboot", "needs_relogin", "verify"},
-                            where);
+  if (auto keys =
+          only_keys(json, {"description", "commands", "needs_root", "needs_reboot", "needs_relogin", "verify"}, where);
       !keys) {
     return tl::unexpected(keys.error());
   }
@@ -109,8 +109,9 @@ Parsed<Fix> parse_fix(const Json& json, const std::string& where) {
     if (auto problem = control_character(line, Lines::one)) return tl::unexpected(field + " " + *problem);
     fix.commands.push_back(line);
   }
-  for (const auto& [key, target] : {std::pair{"needs_root", &fix.needs_root}, std::pair{"needs_reboot", &fix.needs_reboot},
-                                    std::pair{"needs_relogin", &fix.needs_relogin}}) {
+  for (const auto& [key, target] :
+       {std::pair{"needs_root", &fix.needs_root}, std::pair{"needs_reboot", &fix.needs_reboot},
+        std::pair{"needs_relogin", &fix.needs_relogin}}) {
     auto value = flag(json, key, where);
     if (!value) return tl::unexpected(value.error());
     *target = *value;
@@ -124,8 +125,8 @@ Parsed<Fix> parse_fix(const Json& json, const std::string& where) {
 Parsed<void> check_id(const std::string& id, std::string_view plugin_name,
                       const std::set<std::string, std::less<>>& builtin_ids, const std::string& where) {
   if (builtin_ids.contains(id)) {
-    return tl::unexpected(fmt::format("{}.id '{}' is a built-in id; a plugin's ids start with 'site.{}.'", where, id,
-                                      plugin_name));
+    return tl::unexpected(
+        fmt::format("{}.id '{}' is a built-in id; a plugin's ids start with 'site.{}.'", where, id, plugin_name));
   }
   if (!valid_plugin_finding_id(id, plugin_name)) {
     return tl::unexpected(fmt::format("{}.id '{}' is not of the form 'site.{}.<name>' ([a-z0-9-] words joined by dots)",
@@ -183,7 +184,8 @@ bool valid_plugin_finding_id(std::string_view id, std::string_view plugin_name) 
   const std::string prefix = "site." + std::string(plugin_name) + ".";
   if (plugin_name.empty() || !id.starts_with(prefix) || id.size() > 128) return false;
   const auto rest = id.substr(prefix.size());
-  if (rest.empty() || rest.front() == '.' || rest.back() == '.' || rest.find("..") != std::string_view::npos) return false;
+  if (rest.empty() || rest.front() == '.' || rest.back() == '.' || rest.find("..") != std::string_view::npos)
+    return false;
   return std::all_of(rest.begin(), rest.end(),
                      [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; });
 }
@@ -195,8 +197,8 @@ tl::expected<std::vector<Finding>, std::string> parse_plugin_answer(
   if (!answer.contains("protocol")) return tl::unexpected(std::string("the answer has no 'protocol'"));
   const auto& protocol = answer.at("protocol");
   if (!protocol.is_number_integer() || protocol.get<long long>() != kProtocol) {
-    return tl::unexpected(fmt::format("the answer speaks protocol {}, the doctor speaks protocol {}", protocol.dump(),
-                                      kProtocol));
+    return tl::unexpected(
+        fmt::format("the answer speaks protocol {}, the doctor speaks protocol {}", protocol.dump(), kProtocol));
   }
   if (!answer.contains("findings")) return tl::unexpected(std::string("the answer has no 'findings'"));
   if (!answer.at("findings").is_array()) return tl::unexpected(std::string("'findings' is not an array"));

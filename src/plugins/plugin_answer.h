@@ -5,13 +5,12 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "rocm_doctor/finding.h"
 

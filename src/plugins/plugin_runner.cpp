@@ -1,12 +1,11 @@
 #include "plugins/plugin_runner.h"
 
+#include <spdlog/spdlog.h>
 #include <string.h>
 
 #include <algorithm>
 #include <atomic>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 namespace rocm_doctor::plugins {
 
@@ -137,7 +136,8 @@ nlohmann::json plugin_run_outcome(const probe::ChildResult& child, std::chrono::
     outcome["stdout_head"] = valid_utf8(child.out.substr(0, kStdoutHead));
     return outcome;
   }
-  if (child.out_truncated) return invalid("it wrote more than " + std::to_string(kStdoutLimit / 1024) + " KiB on stdout");
+  if (child.out_truncated)
+    return invalid("it wrote more than " + std::to_string(kStdoutLimit / 1024) + " KiB on stdout");
   if (!is_valid_utf8(child.out)) return invalid("its stdout is not UTF-8 text");
   if (child.out.find_first_not_of(" \t\r\n") == std::string::npos) return invalid("it printed nothing on stdout");
   try {
@@ -176,7 +176,8 @@ nlohmann::json run_plugin_stage(const PluginScan& scan, const nlohmann::json& fa
 }
 
 PluginLauncher make_plugin_launcher(std::vector<std::string> extra_folders, PluginRunOptions options) {
-  return [extra_folders = std::move(extra_folders), options](const nlohmann::json& facts) -> std::optional<nlohmann::json> {
+  return [extra_folders = std::move(extra_folders),
+          options](const nlohmann::json& facts) -> std::optional<nlohmann::json> {
     const LiveHost machine;  // the scan reads this machine; only the record is kept
     return run_plugin_stage(scan_plugins(machine, extra_folders), facts, options);
   };

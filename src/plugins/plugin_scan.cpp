@@ -1,9 +1,9 @@
 #include "plugins/plugin_scan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
-
-#include <fmt/format.h>
 
 #include "rocm_doctor/text.h"
 
@@ -17,8 +17,8 @@ constexpr std::uint32_t kSticky = 01000;
 constexpr std::uint32_t kAnyExecute = 0111;
 
 // Leftovers of editors and package managers that are never plugins.
-constexpr std::array<std::string_view, 9> kIgnoredSuffixes = {
-    "~", ".bak", ".orig", ".swp", ".rpmnew", ".rpmsave", ".rpmorig", ".disabled", ".tmp"};
+constexpr std::array<std::string_view, 9> kIgnoredSuffixes = {"~",        ".bak",     ".orig",     ".swp", ".rpmnew",
+                                                              ".rpmsave", ".rpmorig", ".disabled", ".tmp"};
 constexpr std::array<std::string_view, 2> kIgnoredInfixes = {".dpkg-", ".ucf-"};
 
 std::string without_trailing_slashes(std::string path) {
@@ -209,7 +209,9 @@ PluginScan scan_plugins(const Host& host, const std::vector<std::string>& extra_
   return scan;
 }
 
-std::string octal_mode(std::uint32_t mode) { return fmt::format("{:04o}", mode & 07777U); }
+std::string octal_mode(std::uint32_t mode) {
+  return fmt::format("{:04o}", mode & 07777U);
+}
 
 std::string_view to_string(FolderState state) {
   switch (state) {
@@ -244,7 +246,8 @@ void add_node(nlohmann::json& json, const std::optional<NodeInfo>& node) {
 }  // namespace
 
 nlohmann::json folder_json(const ScannedFolder& folder) {
-  nlohmann::json json = {{"path", folder.spec.path}, {"origin", folder.spec.origin}, {"state", to_string(folder.state)}};
+  nlohmann::json json = {
+      {"path", folder.spec.path}, {"origin", folder.spec.origin}, {"state", to_string(folder.state)}};
   if (folder.state == FolderState::missing) return json;
   if (!folder.problem.empty()) json["problem"] = folder.problem;
   if (!folder.unsafe_path.empty()) json["unsafe_path"] = folder.unsafe_path;

@@ -1,11 +1,10 @@
 // A policy in a run: skipped checks, the `policy` report entry with one finding
 // per rule, accepted (tolerated) findings, and the report's `policies` section.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "policy/policy_rules.h"
@@ -18,7 +17,9 @@ namespace rocm_doctor::policy {
 
 namespace {
 
-std::string label(const Policy& policy) { return "policy '" + policy.name + "'"; }
+std::string label(const Policy& policy) {
+  return "policy '" + policy.name + "'";
+}
 
 Evidence rule_evidence(const Policy& policy, const Rule& rule) {
   return {"policy " + policy.file, "/rules/" + rule.name + " = " + rule.written};
@@ -40,12 +41,17 @@ Finding rule_finding(const Policy& policy, const Rule& rule, Judgement judgement
       break;
     case Verdict::unknown:
       // Never a silent pass: a rule that cannot be judged counts as its own severity.
-      finding = make_finding(id, rule.severity,
-                             "Rule '" + rule.name + "' of " + label(policy) + " cannot be evaluated: " + judgement.text);
+      finding =
+          make_finding(id, rule.severity,
+                       "Rule '" + rule.name + "' of " + label(policy) + " cannot be evaluated: " + judgement.text);
       finding.because("A policy rule the doctor cannot check is not a pass. " +
                       (rule.message.empty() ? std::string() : "The rule says: " + rule.message + "."));
       if (!judgement.to_evaluate.empty()) {
-        finding.with_fix(Fix{"To make it judgeable: " + judgement.to_evaluate + ".", {}, false, false, false,
+        finding.with_fix(Fix{"To make it judgeable: " + judgement.to_evaluate + ".",
+                             {},
+                             false,
+                             false,
+                             false,
                              "rocm-doctor --policy " + shell_quote(policy.file)});
       }
       break;
@@ -60,7 +66,8 @@ Finding judge_safely(const Policy& policy, const Rule& rule, const CheckContext&
     return rule_finding(policy, rule, judge(rule, ctx));
   } catch (const std::exception& error) {
     spdlog::error("policy rule '{}' of {} failed: {}", rule.name, policy.file, error.what());
-    return rule_finding(policy, rule, {Verdict::unknown, std::string("the doctor failed to read its facts: ") + error.what(), {}, ""});
+    return rule_finding(
+        policy, rule, {Verdict::unknown, std::string("the doctor failed to read its facts: ") + error.what(), {}, ""});
   }
 }
 
@@ -116,7 +123,7 @@ nlohmann::ordered_json policy_to_json(const Policy& policy, const Report& report
   }
   Json skip = Json::array();
   for (const auto& skipped : policy.skip) skip.push_back({{"check", skipped.check}, {"reason", skipped.reason}});
-  return {{"name", policy.name}, {"file", policy.file}, {"description", policy.description},
+  return {{"name", policy.name}, {"file", policy.file},  {"description", policy.description},
           {"rules", rules},      {"tolerate", tolerate}, {"skip", skip}};
 }
 
@@ -157,12 +164,15 @@ void apply_to_report(const PolicySet& set, Report& report) {
 std::string describe(const PolicySet& set) {
   std::string out;
   for (const auto& policy : set.policies) {
-    out += fmt::format("{} ({}){}\n", policy.name, policy.file, policy.description.empty() ? "" : ": " + policy.description);
+    out += fmt::format("{} ({}){}\n", policy.name, policy.file,
+                       policy.description.empty() ? "" : ": " + policy.description);
     for (const auto& rule : policy.rules) {
-      out += fmt::format("  rule {:<14} {} (policy.{}, {})\n", rule.name, rule.written, rule.name, to_string(rule.severity));
+      out += fmt::format("  rule {:<14} {} (policy.{}, {})\n", rule.name, rule.written, rule.name,
+                         to_string(rule.severity));
     }
     for (const auto& tolerance : policy.tolerate) {
-      out += fmt::format("  tolerate {} up to {}: {}\n", tolerance.finding, to_string(tolerance.max_severity), tolerance.reason);
+      out += fmt::format("  tolerate {} up to {}: {}\n", tolerance.finding, to_string(tolerance.max_severity),
+                         tolerance.reason);
     }
     for (const auto& skipped : policy.skip) out += fmt::format("  skip {}: {}\n", skipped.check, skipped.reason);
   }

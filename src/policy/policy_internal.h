@@ -1,10 +1,9 @@
 // Shared inside src/policy/: the parser's error type and its JSON entry point.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
 
 #include "rocm_doctor/policy.h"

@@ -2,9 +2,9 @@
 // state, so it does not go through the Host), errors naming file and position.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <set>
-#include <fstream>
 #include <sstream>
 
 #include "policy/policy_internal.h"
@@ -58,7 +58,8 @@ tl::expected<std::string, std::string> read_text(const fs::path& path) {
   std::error_code code;
   const auto status = fs::status(path, code);
   if (code || !fs::exists(status)) return tl::unexpected("cannot read policy " + path.string() + ": no such file");
-  if (!fs::is_regular_file(status)) return tl::unexpected("cannot read policy " + path.string() + ": not a regular file");
+  if (!fs::is_regular_file(status))
+    return tl::unexpected("cannot read policy " + path.string() + ": not a regular file");
   const auto size = fs::file_size(path, code);
   if (!code && size > kMaxPolicyBytes) {
     return tl::unexpected("cannot read policy " + path.string() + ": larger than 1 MiB, not a policy");
@@ -120,7 +121,9 @@ class DuplicateKeyFinder {
   std::optional<std::string> duplicate_;
 };
 
-std::string check_prefix(std::string_view finding) { return std::string(finding.substr(0, finding.find('.'))); }
+std::string check_prefix(std::string_view finding) {
+  return std::string(finding.substr(0, finding.find('.')));
+}
 
 }  // namespace
 

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "policy/policy_internal.h"
 #include "rocm_doctor/kb.h"
@@ -22,7 +21,9 @@ tl::unexpected<PathError> fail(std::string path, std::string problem) {
   return tl::unexpected(PathError{std::move(path), std::move(problem)});
 }
 
-std::string type_name(const Json& value) { return value.type_name(); }
+std::string type_name(const Json& value) {
+  return value.type_name();
+}
 
 std::string suggestion(std::string_view word, const std::vector<std::string>& known) {
   const auto match = closest_match(word, known, std::max<std::size_t>(1, word.size() / 3));
@@ -32,8 +33,8 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& kn
 Parsed<void> only_keys(const Json& object, const std::string& path, const std::vector<std::string>& allowed) {
   for (const auto& [key, value] : object.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    return fail(path + "/" + key, "unknown key '" + key + "'" + suggestion(key, allowed) + "; expected one of: " +
-                                      join(allowed, ", "));
+    return fail(path + "/" + key,
+                "unknown key '" + key + "'" + suggestion(key, allowed) + "; expected one of: " + join(allowed, ", "));
   }
   return {};
 }
@@ -80,7 +81,8 @@ Parsed<std::vector<std::string>> gfx_list(const Json& value, const std::string& 
   static const std::regex kGfx("gfx[0-9]{1,2}[0-9a-f]{2}");
   for (std::size_t i = 0; i < names->size(); ++i) {
     if (!std::regex_match((*names)[i], kGfx)) {
-      return fail(path + "/" + std::to_string(i), "'" + (*names)[i] + "' is not a gfx target such as gfx942 or gfx1100");
+      return fail(path + "/" + std::to_string(i),
+                  "'" + (*names)[i] + "' is not a gfx target such as gfx942 or gfx1100");
     }
   }
   return names;
@@ -187,7 +189,8 @@ std::vector<std::string> known_library_names() {
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -292,7 +295,8 @@ Parsed<RuleSpec> parse_env_rule(const Json& value, const std::string& path) {
 
 Parsed<OsAllowed> os_entry(const Json& value, const std::string& path) {
   if (value.is_string()) return OsAllowed{value.get<std::string>(), std::nullopt};
-  if (!value.is_object()) return fail(path, "expected {\"id\": ..., \"version\": ...} or an id, found " + type_name(value));
+  if (!value.is_object())
+    return fail(path, "expected {\"id\": ..., \"version\": ...} or an id, found " + type_name(value));
   if (auto keys = only_keys(value, path, {"id", "version"}); !keys) return tl::unexpected(keys.error());
   if (!value.contains("id")) return fail(path, "missing \"id\" (the os-release ID, e.g. \"ubuntu\")");
   auto id = text_of(value["id"], path + "/id");
@@ -398,7 +402,8 @@ Parsed<std::vector<Tolerance>> parse_tolerate(const Json& list) {
     if (auto valid = only_keys(entry, path, {"finding", "max-severity", "reason"}); !valid) {
       return tl::unexpected(valid.error());
     }
-    if (!entry.contains("finding")) return fail(path, "missing \"finding\" (a finding id such as env.serialize-kernel)");
+    if (!entry.contains("finding"))
+      return fail(path, "missing \"finding\" (a finding id such as env.serialize-kernel)");
     auto finding = text_of(entry["finding"], path + "/finding");
     if (!finding) return tl::unexpected(finding.error());
     if (!entry.contains("max-severity")) return fail(path, "missing \"max-severity\" (info, warning or error)");
@@ -432,11 +437,12 @@ Parsed<std::vector<SkippedCheck>> parse_skip(const Json& list) {
 Parsed<void> check_format_version(const Json& root) {
   const std::string key(kFormatKey);
   if (!root.contains(key)) {
-    return fail("", "not a rocm-doctor policy: the \"" + key + "\": " + std::to_string(kFormatVersion) +
-                        " key is missing");
+    return fail("",
+                "not a rocm-doctor policy: the \"" + key + "\": " + std::to_string(kFormatVersion) + " key is missing");
   }
   const auto& version = root[key];
-  if (!version.is_number_integer()) return fail("/" + key, "expected an integer format version, found " + version.dump());
+  if (!version.is_number_integer())
+    return fail("/" + key, "expected an integer format version, found " + version.dump());
   if (version.get<long long>() != kFormatVersion) {
     return fail("/" + key, "policy format " + version.dump() + " is not supported: this rocm-doctor reads format " +
                                std::to_string(kFormatVersion) + " (docs/policy-format.md)");

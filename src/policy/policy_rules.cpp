@@ -1,13 +1,14 @@
 // Judging each rule kind on the run's facts (through the Host and the
 // FactCache, so live runs and --replay agree). One small function per kind.
+#include "policy/policy_rules.h"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "policy/policy_rules.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/amdgpu_driver.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
@@ -33,8 +34,8 @@ Judgement unknown(std::string text, std::string to_evaluate, std::vector<Evidenc
 }
 
 // Several problems (fail) or open questions (unknown) -> one judgement; problems win.
-Judgement combine(const std::vector<std::string>& problems, const std::vector<std::string>& open,
-                  std::string pass_text, std::vector<Evidence> evidence, std::string to_evaluate = {}) {
+Judgement combine(const std::vector<std::string>& problems, const std::vector<std::string>& open, std::string pass_text,
+                  std::vector<Evidence> evidence, std::string to_evaluate = {}) {
   if (!problems.empty()) return failed(join(problems, "; "), std::move(evidence));
   if (!open.empty()) return unknown(join(open, "; "), std::move(to_evaluate), std::move(evidence));
   return passed(std::move(pass_text), std::move(evidence));
@@ -74,15 +75,17 @@ Judgement judge_driver_version(const DriverRule& spec, const std::string& versio
   }
   const auto release = amdgpu_driver::rocm_release_of_driver(amdgpu_driver::driver_rules(), version);
   if (!release) {
-    return unknown("amdgpu " + version + " is not in the driver table (checks/data/amdgpu_driver.json), so its ROCm "
-                   "release is unknown",
+    return unknown("amdgpu " + version +
+                       " is not in the driver table (checks/data/amdgpu_driver.json), so its ROCm "
+                       "release is unknown",
                    "judge the driver's own numbering with \"version\" instead", {module});
   }
   Evidence shipped{"checks/data/amdgpu_driver.json", "amdgpu " + version + " shipped with ROCm " + *release};
   if (versions::satisfies(*release, *spec.rocm)) {
     return passed("amdgpu " + version + " (ROCm " + *release + ") is within " + spec.rocm->text, {module, shipped});
   }
-  return failed("amdgpu " + version + " shipped with ROCm " + *release + ", outside " + spec.rocm->text, {module, shipped});
+  return failed("amdgpu " + version + " shipped with ROCm " + *release + ", outside " + spec.rocm->text,
+                {module, shipped});
 }
 
 Judgement judge_driver(const Rule& rule, const CheckContext& ctx) {
@@ -92,10 +95,12 @@ Judgement judge_driver(const Rule& rule, const CheckContext& ctx) {
   if (const auto version = host.read_trimmed("/sys/module/amdgpu/version"); version && !version->empty()) {
     return judge_driver_version(spec, *version);
   }
-  if (!host.exists("/sys/module/amdgpu")) return failed("the amdgpu driver is not loaded", {{"/sys/module/amdgpu", "absent"}});
-  return failed("the amdgpu driver is the kernel's own (in-tree) driver, which has no release to compare; "
-                "amdgpu-dkms reports one",
-                {{"/sys/module/amdgpu/version", "absent (in-tree driver)"}});
+  if (!host.exists("/sys/module/amdgpu"))
+    return failed("the amdgpu driver is not loaded", {{"/sys/module/amdgpu", "absent"}});
+  return failed(
+      "the amdgpu driver is the kernel's own (in-tree) driver, which has no release to compare; "
+      "amdgpu-dkms reports one",
+      {{"/sys/module/amdgpu/version", "absent (in-tree driver)"}});
 }
 
 struct GfxSeen {
@@ -119,7 +124,8 @@ Judgement judge_gfx(const Rule& rule, const CheckContext& ctx) {
   const auto seen = gfx_seen(ctx);
   if (!seen && ctx.options().image_mode) {
     return unknown("building an image (--image) without --target-gfx: no gfx target to judge",
-                   "pass the targets the image is meant for: --target-gfx " + join(spec.require.empty() ? spec.allow : spec.require, ","));
+                   "pass the targets the image is meant for: --target-gfx " +
+                       join(spec.require.empty() ? spec.allow : spec.require, ","));
   }
   if (!seen) return failed("no GPU is visible to ROCm", {{"KFD topology", "no GPU node"}});
   std::vector<std::string> problems;
@@ -136,7 +142,8 @@ Judgement judge_gfx(const Rule& rule, const CheckContext& ctx) {
     }
   }
   const Evidence evidence{seen->source, join(seen->targets, ", ")};
-  if (!problems.empty()) return failed("gfx targets " + join(seen->targets, ", ") + ": " + join(problems, "; "), {evidence});
+  if (!problems.empty())
+    return failed("gfx targets " + join(seen->targets, ", ") + ": " + join(problems, "; "), {evidence});
   return passed("gfx targets " + join(seen->targets, ", ") + " meet the rule", {evidence});
 }
 
@@ -173,7 +180,8 @@ Judgement judge_gpu_vram(const Rule& rule, const CheckContext& ctx) {
     }
     const double gib = static_cast<double>(*gpu->vram_total) / kGiB;
     evidence.push_back({source, fmt::format("{} bytes ({:.1f} GiB)", *gpu->vram_total, gib)});
-    if (gib < min_gib) problems.push_back(fmt::format("{} has {:.1f} GiB, less than {:g} GiB", gpu->label(), gib, min_gib));
+    if (gib < min_gib)
+      problems.push_back(fmt::format("{} has {:.1f} GiB, less than {:g} GiB", gpu->label(), gib, min_gib));
   }
   return combine(problems, open, fmt::format("every GPU has at least {:g} GiB of VRAM", min_gib), std::move(evidence),
                  "the gpu-arch check reports the GPU inventory");
@@ -212,18 +220,22 @@ Judgement judge_torch(const Rule& rule, const CheckContext& ctx) {
   const auto& result = (*outcome)["result"];
   const auto executable = string_field(result, "executable");
   if (!executable) {
-    return failed("no Python interpreter was found (" + string_field(result, "error").value_or("python3 not on PATH") + ")",
-                  {{"probe python", "no interpreter"}});
+    return failed(
+        "no Python interpreter was found (" + string_field(result, "error").value_or("python3 not on PATH") + ")",
+        {{"probe python", "no interpreter"}});
   }
   const auto& torch = result.contains("torch") ? result["torch"] : nlohmann::json();
   if (!torch.is_object()) return failed("PyTorch is not installed for " + *executable, {{"probe python", *executable}});
-  if (const auto error = string_field(torch, "error")) return failed("import torch failed: " + *error, {{"probe python", *error}});
+  if (const auto error = string_field(torch, "error"))
+    return failed("import torch failed: " + *error, {{"probe python", *error}});
   const auto text = string_field(torch, "version").value_or("");
   const auto version = versions::parse(text);
-  if (!version) return unknown("torch.__version__ '" + text + "' cannot be read", "", {{"probe python torch.__version__", text}});
+  if (!version)
+    return unknown("torch.__version__ '" + text + "' cannot be read", "", {{"probe python torch.__version__", text}});
   std::vector<Evidence> evidence = {{"probe python torch.__version__", text + " (" + *executable + ")"}};
   std::vector<std::string> problems;
-  if (spec.version && !spec.version->contains(*version)) problems.push_back("torch " + text + " is outside " + spec.version->text);
+  if (spec.version && !spec.version->contains(*version))
+    problems.push_back("torch " + text + " is outside " + spec.version->text);
   if (spec.rocm) {
     auto tag = rocm_tag(version->local);
     std::string tag_source = "+rocm tag";
@@ -251,7 +263,8 @@ Judgement judge_torch(const Rule& rule, const CheckContext& ctx) {
 Judgement judge_libraries(const Rule& rule, const CheckContext& ctx) {
   const auto& spec = std::get<LibrariesRule>(rule.spec);
   const auto& libraries = ctx.fact<MathLibraries>();
-  if (!ctx.fact<RocmInstallation>().active) return failed("no ROCm installation was found", {{"ROCm", "not installed"}});
+  if (!ctx.fact<RocmInstallation>().active)
+    return failed("no ROCm installation was found", {{"ROCm", "not installed"}});
   std::vector<std::string> problems;
   std::vector<std::string> open;
   std::vector<Evidence> evidence;
@@ -265,8 +278,10 @@ Judgement judge_libraries(const Rule& rule, const CheckContext& ctx) {
     evidence.push_back({library->file, library->version.empty() ? "present" : library->version});
     for (const auto& gfx : wanted.kernels_for) {
       const auto carries = library->carries(gfx);
-      if (!carries) open.push_back(wanted.name + " has no kernel folder to look for " + gfx + " in");
-      else if (!*carries) problems.push_back(wanted.name + " has no " + gfx + " kernels in " + library->kernel_dir);
+      if (!carries)
+        open.push_back(wanted.name + " has no kernel folder to look for " + gfx + " in");
+      else if (!*carries)
+        problems.push_back(wanted.name + " has no " + gfx + " kernels in " + library->kernel_dir);
     }
   }
   return combine(problems, open, "every required library is installed with its kernels", std::move(evidence),
@@ -280,8 +295,10 @@ Judgement judge_env(const Rule& rule, const CheckContext& ctx) {
   for (const auto& [name, wanted] : spec.require) {
     const auto value = ctx.host().env(name);
     evidence.push_back({"env " + name, value.value_or("unset")});
-    if (!value) problems.push_back(name + " is not set" + (wanted ? " (required: " + *wanted + ")" : std::string()));
-    else if (wanted && *value != *wanted) problems.push_back(name + "=" + *value + ", the policy requires " + *wanted);
+    if (!value)
+      problems.push_back(name + " is not set" + (wanted ? " (required: " + *wanted + ")" : std::string()));
+    else if (wanted && *value != *wanted)
+      problems.push_back(name + "=" + *value + ", the policy requires " + *wanted);
   }
   for (const auto& [name, unwanted] : spec.forbid) {
     const auto value = ctx.host().env(name);
@@ -294,7 +311,8 @@ Judgement judge_env(const Rule& rule, const CheckContext& ctx) {
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -323,9 +341,15 @@ using Judge = std::function<Judgement(const Rule&, const CheckContext&)>;
 
 const std::map<std::string_view, Judge>& judges() {
   static const std::map<std::string_view, Judge> table = {
-      {"rocm", judge_rocm},           {"amdgpu-driver", judge_driver},   {"gfx", judge_gfx},
-      {"gpu-count", judge_gpu_count}, {"gpu-vram", judge_gpu_vram},     {"torch", judge_torch},
-      {"libraries", judge_libraries}, {"env", judge_env},               {"os", judge_os},
+      {"rocm", judge_rocm},
+      {"amdgpu-driver", judge_driver},
+      {"gfx", judge_gfx},
+      {"gpu-count", judge_gpu_count},
+      {"gpu-vram", judge_gpu_vram},
+      {"torch", judge_torch},
+      {"libraries", judge_libraries},
+      {"env", judge_env},
+      {"os", judge_os},
   };
   return table;
 }

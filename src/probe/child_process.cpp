@@ -132,8 +132,8 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 }
 
 // In the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(const char* path, char* const* argv, char* const* envp, int in_fd, int out_fd,
-                             int err_fd, int status_fd) {
+[[noreturn]] void exec_child(const char* path, char* const* argv, char* const* envp, int in_fd, int out_fd, int err_fd,
+                             int status_fd) {
   ::setpgid(0, 0);
   ::signal(SIGPIPE, SIG_DFL);
   if (::dup2(in_fd, STDIN_FILENO) < 0 || ::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0) {
@@ -287,8 +287,8 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     }
     if (::poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) break;
     if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      out_open = drain(out.read.get(), result.out, options.stdout_limit, false, result.out_truncated, out_total) !=
-                 Read::eof;
+      out_open =
+          drain(out.read.get(), result.out, options.stdout_limit, false, result.out_truncated, out_total) != Read::eof;
     }
     if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       err_open = drain(err.read.get(), result.err_tail, options.stderr_tail, true, err_truncated_unused,

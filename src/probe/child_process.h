@@ -34,9 +34,9 @@ struct ChildResult {
   std::optional<int> signal;     // set when a signal ended it (SIGKILL after a timeout)
   std::string out;               // stdout, at most stdout_limit bytes
   bool out_truncated = false;
-  std::string err_tail;          // the last stderr_tail bytes of stderr
-  std::size_t err_bytes = 0;     // everything the child wrote to stderr
-  std::size_t in_written = 0;    // bytes of `input` the child accepted
+  std::string err_tail;        // the last stderr_tail bytes of stderr
+  std::size_t err_bytes = 0;   // everything the child wrote to stderr
+  std::size_t in_written = 0;  // bytes of `input` the child accepted
   std::chrono::milliseconds elapsed{0};
 };
 

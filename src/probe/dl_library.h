@@ -2,10 +2,9 @@
 // first through the dynamic loader's own search path, then from folders.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace rocm_doctor::probe {
 

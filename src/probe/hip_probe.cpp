@@ -1,13 +1,13 @@
 #include "probe/hip_probe.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "probe/dl_library.h"
 #include "probe/probe_steps.h"
@@ -78,9 +78,9 @@ struct HsaAgent {
 struct HsaIsa {
   std::uint64_t handle;
 };
-constexpr int kHsaAgentInfoName = 0;     // HSA_AGENT_INFO_NAME, char[64]
-constexpr int kHsaAgentInfoDevice = 17;  // HSA_AGENT_INFO_DEVICE
-constexpr int kHsaDeviceTypeGpu = 1;     // HSA_DEVICE_TYPE_GPU
+constexpr int kHsaAgentInfoName = 0;           // HSA_AGENT_INFO_NAME, char[64]
+constexpr int kHsaAgentInfoDevice = 17;        // HSA_AGENT_INFO_DEVICE
+constexpr int kHsaDeviceTypeGpu = 1;           // HSA_DEVICE_TYPE_GPU
 constexpr int kHsaAmdAgentInfoBdfid = 0xA006;  // HSA_AMD_AGENT_INFO_BDFID (hsa_ext_amd.h)
 constexpr int kHsaIsaInfoNameLength = 0;
 constexpr int kHsaIsaInfoName = 1;
@@ -137,7 +137,8 @@ nlohmann::json probe_hsa() {
   nlohmann::json result = {{"library", library.describe()}};
   HsaApi api;
   if (!library.loaded() || !library.bind(api.init, "hsa_init") ||
-      !library.bind(api.iterate_agents, "hsa_iterate_agents") || !library.bind(api.agent_get_info, "hsa_agent_get_info")) {
+      !library.bind(api.iterate_agents, "hsa_iterate_agents") ||
+      !library.bind(api.agent_get_info, "hsa_agent_get_info")) {
     result["library"] = library.describe();
     return result;
   }
@@ -225,8 +226,7 @@ nlohmann::json describe_device(const HipApi& hip, int device) {
   }
   std::memset(text, 0, sizeof text);
   mark_step(fmt::format("hipDeviceGetPCIBusId({})", device));
-  if (hip.device_get_pci_bus_id != nullptr &&
-      hip.device_get_pci_bus_id(text, sizeof text - 1, device) == kHipSuccess) {
+  if (hip.device_get_pci_bus_id != nullptr && hip.device_get_pci_bus_id(text, sizeof text - 1, device) == kHipSuccess) {
     entry["pci_bus_id"] = std::string(text, strnlen(text, sizeof text));
   }
   int units = 0;

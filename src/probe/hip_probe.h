@@ -4,13 +4,12 @@
 #pragma once
 
 #include <cstddef>
-
 #include <nlohmann/json.hpp>
 
 namespace rocm_doctor::probe {
 
 struct HipProbeOptions {
-  bool smoke = false;                       // --level full
+  bool smoke = false;  // --level full
   std::size_t smoke_bytes = 64 * 1024 * 1024;
 };
 

@@ -2,13 +2,12 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <set>
-
-#include <spdlog/spdlog.h>
 
 #include "probe/hip_probe.h"
 #include "probe/probe_steps.h"

@@ -9,12 +9,11 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "probe/child_process.h"
 #include "rocm_doctor/check.h"

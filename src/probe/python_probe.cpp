@@ -61,7 +61,9 @@ out.flush()
 
 }  // namespace
 
-std::string_view python_probe_script() { return kScript; }
+std::string_view python_probe_script() {
+  return kScript;
+}
 
 std::vector<std::string> python_probe_argv(const std::string& interpreter) {
   return {interpreter, "-c", std::string(kScript)};
@@ -104,8 +106,10 @@ PythonChoice choose_python(const Host& host, const std::string& requested) {
   if (!requested.empty()) {
     // An explicit --python is the operator's own choice, root or not.
     if (requested.front() == '/') {
-      if (executable(requested)) choice.interpreter = requested;
-      else choice.error = "--python " + requested + ": not an executable file";
+      if (executable(requested))
+        choice.interpreter = requested;
+      else
+        choice.error = "--python " + requested + ": not an executable file";
     } else if (requested.find('/') == std::string::npos) {
       choice.interpreter = find_on_path(requested, path, executable);
       if (choice.interpreter.empty()) choice.error = "--python " + requested + ": not found on PATH";

@@ -1,11 +1,11 @@
 #include "probe/smi_probe.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "probe/dl_library.h"
 #include "probe/probe_steps.h"
@@ -17,18 +17,28 @@ namespace {
 // The rocm_smi C ABI, declared here (values from Debian's librocm-smi-dev 5.2.3
 // rocm_smi.h; these enums are append-only in later releases).
 using RsmiStatus = int;
-constexpr int kTempTypeEdge = 0;      // RSMI_TEMP_TYPE_EDGE
-constexpr int kTempTypeJunction = 1;  // RSMI_TEMP_TYPE_JUNCTION
-constexpr int kTempTypeMemory = 2;    // RSMI_TEMP_TYPE_MEMORY
-constexpr int kTempCurrent = 0;       // RSMI_TEMP_CURRENT
-constexpr int kTempCritical = 5;      // RSMI_TEMP_CRITICAL
-constexpr int kMemTypeVram = 0;       // RSMI_MEM_TYPE_VRAM
-constexpr int kSwComponentDriver = 0; // RSMI_SW_COMP_DRIVER
+constexpr int kTempTypeEdge = 0;       // RSMI_TEMP_TYPE_EDGE
+constexpr int kTempTypeJunction = 1;   // RSMI_TEMP_TYPE_JUNCTION
+constexpr int kTempTypeMemory = 2;     // RSMI_TEMP_TYPE_MEMORY
+constexpr int kTempCurrent = 0;        // RSMI_TEMP_CURRENT
+constexpr int kTempCritical = 5;       // RSMI_TEMP_CRITICAL
+constexpr int kMemTypeVram = 0;        // RSMI_MEM_TYPE_VRAM
+constexpr int kSwComponentDriver = 0;  // RSMI_SW_COMP_DRIVER
 // RSMI_GPU_BLOCK_UMC (0x1) ... RSMI_GPU_BLOCK_FUSE (0x2000), one bit each.
-constexpr std::array<std::pair<std::uint64_t, const char*>, 14> kEccBlocks = {{
-    {0x1, "umc"}, {0x2, "sdma"}, {0x4, "gfx"}, {0x8, "mmhub"}, {0x10, "athub"}, {0x20, "pcie_bif"},
-    {0x40, "hdp"}, {0x80, "xgmi_wafl"}, {0x100, "df"}, {0x200, "smn"}, {0x400, "sem"}, {0x800, "mp0"},
-    {0x1000, "mp1"}, {0x2000, "fuse"}}};
+constexpr std::array<std::pair<std::uint64_t, const char*>, 14> kEccBlocks = {{{0x1, "umc"},
+                                                                               {0x2, "sdma"},
+                                                                               {0x4, "gfx"},
+                                                                               {0x8, "mmhub"},
+                                                                               {0x10, "athub"},
+                                                                               {0x20, "pcie_bif"},
+                                                                               {0x40, "hdp"},
+                                                                               {0x80, "xgmi_wafl"},
+                                                                               {0x100, "df"},
+                                                                               {0x200, "smn"},
+                                                                               {0x400, "sem"},
+                                                                               {0x800, "mp0"},
+                                                                               {0x1000, "mp1"},
+                                                                               {0x2000, "fuse"}}};
 
 // The start of rsmi_gpu_metrics_t (metrics_table_header_t + the v1 fields up to the
 // PCIe link); later releases only append. Read into a large zeroed buffer.
@@ -157,14 +167,13 @@ nlohmann::json run_smi_probe() {
   nlohmann::json result = nlohmann::json::object();
   // amd-smi replaces rocm-smi from ROCm 6; its API is different, so it is only noted here.
   {
-    auto amd_smi = DlLibrary::load({"libamd_smi.so"},
-                                   rocm_library_folders());
+    auto amd_smi = DlLibrary::load({"libamd_smi.so"}, rocm_library_folders());
     if (amd_smi.loaded()) result["amd_smi_library"] = amd_smi.path();
   }
   mark_step("dlopen librocm_smi64");
-  auto library = DlLibrary::load({"librocm_smi64.so.7", "librocm_smi64.so.6", "librocm_smi64.so.5",
-                                  "librocm_smi64.so.1", "librocm_smi64.so"},
-                                 rocm_library_folders());
+  auto library = DlLibrary::load(
+      {"librocm_smi64.so.7", "librocm_smi64.so.6", "librocm_smi64.so.5", "librocm_smi64.so.1", "librocm_smi64.so"},
+      rocm_library_folders());
   SmiApi smi;
   const bool usable = library.loaded() && smi.bind(library);
   result["library"] = library.describe();
@@ -187,7 +196,8 @@ nlohmann::json run_smi_probe() {
   }
   result["device_count"] = count;
   auto& devices = result["devices"] = nlohmann::json::array();
-  for (std::uint32_t device = 0; device < count && device < 64; ++device) devices.push_back(describe_device(smi, device));
+  for (std::uint32_t device = 0; device < count && device < 64; ++device)
+    devices.push_back(describe_device(smi, device));
   mark_step("done");
   return result;
 }

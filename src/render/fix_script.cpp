@@ -5,12 +5,12 @@
 // a second run adds nothing, and moves what ends the session (reboot, newgrp)
 // or only makes sense in the user's own shell (export, unset) to the end, as
 // comments. Free text (ids, summaries) goes only into comments, one line each.
+#include <fmt/format.h>
+
 #include <array>
 #include <cctype>
 #include <optional>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "render/formats.h"
 #include "rocm_doctor/text.h"
@@ -136,10 +136,11 @@ std::string render_fix_script(const Report& report) {
          (report.host.hostname.empty() ? std::string() : " for " + comment(report.host.hostname)) + ", from the " +
          comment(report.source) + " run of " + comment(report.generated_at) + " (rocm-doctor " +
          comment(report.tool_version) + ").\n";
-  out += "# Review every line before running it: rocm-doctor never runs it.\n"
-         "# Run it as your own user; commands that need root call sudo themselves.\n"
-         "# Steps run in dependency order and stop at the first failure (set -eu).\n"
-         "set -eu\n";
+  out +=
+      "# Review every line before running it: rocm-doctor never runs it.\n"
+      "# Run it as your own user; commands that need root call sudo themselves.\n"
+      "# Steps run in dependency order and stop at the first failure (set -eu).\n"
+      "set -eu\n";
 
   std::set<std::string> done;
   std::vector<std::string> session;  // commented: for the user's own shell

@@ -1,6 +1,6 @@
-#include <ctime>
-
 #include <fmt/format.h>
+
+#include <ctime>
 
 #include "render/formats.h"
 #include "rocm_doctor/text.h"
@@ -15,9 +15,13 @@ struct FormatName {
 };
 
 constexpr FormatName kFormats[] = {
-    {Format::text, "text"},       {Format::json, "json"}, {Format::markdown, "markdown"},
-    {Format::junit, "junit"},     {Format::prometheus, "prometheus"},
-    {Format::npd, "npd"},         {Format::html, "html"},
+    {Format::text, "text"},
+    {Format::json, "json"},
+    {Format::markdown, "markdown"},
+    {Format::junit, "junit"},
+    {Format::prometheus, "prometheus"},
+    {Format::npd, "npd"},
+    {Format::html, "html"},
 };
 
 }  // namespace

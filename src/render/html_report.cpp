@@ -1,9 +1,9 @@
 // The report as one self-contained HTML page: inline CSS, inline JS (copy
 // buttons), the GPU topology as inline SVG. Nothing is fetched from anywhere,
 // and a Content-Security-Policy forbids it.
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 
 #include "render/formats.h"
 #include "rocm_doctor/text.h"
@@ -42,7 +42,9 @@ document.querySelectorAll('button[data-copy]').forEach(function (button) {
 });
 )";
 
-std::string severity_class(Severity severity) { return std::string(to_string(severity)); }
+std::string severity_class(Severity severity) {
+  return std::string(to_string(severity));
+}
 
 class Page {
  public:
@@ -50,8 +52,9 @@ class Page {
   // A command block with a copy button.
   void commands(const std::vector<std::string>& lines_of_code) {
     const std::string id = fmt::format("cmd-{}", ++blocks_);
-    out_ += fmt::format("<div class=\"cmd\"><pre id=\"{}\">{}</pre><button type=\"button\" data-copy=\"{}\">Copy</button></div>\n",
-                        id, xml_escape(join(lines_of_code, "\n")), id);
+    out_ += fmt::format(
+        "<div class=\"cmd\"><pre id=\"{}\">{}</pre><button type=\"button\" data-copy=\"{}\">Copy</button></div>\n", id,
+        xml_escape(join(lines_of_code, "\n")), id);
   }
   [[nodiscard]] std::string take() { return std::move(out_); }
 
@@ -74,18 +77,20 @@ std::string topology_svg(const std::vector<GpuRow>& rows) {
   int x = kGap;
   for (const auto& [numa, members] : by_numa) {
     const int width = static_cast<int>(members.size()) * (kGpuWidth + kGap) - kGap;
-    body += fmt::format("<rect x=\"{}\" y=\"10\" width=\"{}\" height=\"40\" rx=\"6\" fill=\"#e3ecf7\" stroke=\"#5b7fa6\"/>"
-                        "<text x=\"{}\" y=\"35\" text-anchor=\"middle\">{}</text>\n",
-                        x, width, x + width / 2,
-                        numa.empty() ? std::string("NUMA node unknown (CPU)") : "NUMA node " + xml_escape(numa) + " (CPU)");
+    body += fmt::format(
+        "<rect x=\"{}\" y=\"10\" width=\"{}\" height=\"40\" rx=\"6\" fill=\"#e3ecf7\" stroke=\"#5b7fa6\"/>"
+        "<text x=\"{}\" y=\"35\" text-anchor=\"middle\">{}</text>\n",
+        x, width, x + width / 2,
+        numa.empty() ? std::string("NUMA node unknown (CPU)") : "NUMA node " + xml_escape(numa) + " (CPU)");
     for (const auto index : members) {
       const auto& gpu = rows[index];
       const int centre = x + kGpuWidth / 2;
-      body += fmt::format("<line x1=\"{0}\" y1=\"50\" x2=\"{0}\" y2=\"{1}\" stroke=\"#5b7fa6\" stroke-width=\"2\"/>"
-                          "<text x=\"{2}\" y=\"78\">PCIe</text>\n",
-                          centre, kGpuTop, centre + 4);
-      body += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{}\" stroke=\"#a33\"/>\n", x,
-                          kGpuTop, kGpuWidth, kGpuHeight, gpu.index.empty() ? "#eee" : "#fbe9e7");
+      body += fmt::format(
+          "<line x1=\"{0}\" y1=\"50\" x2=\"{0}\" y2=\"{1}\" stroke=\"#5b7fa6\" stroke-width=\"2\"/>"
+          "<text x=\"{2}\" y=\"78\">PCIe</text>\n",
+          centre, kGpuTop, centre + 4);
+      body += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{}\" stroke=\"#a33\"/>\n",
+                          x, kGpuTop, kGpuWidth, kGpuHeight, gpu.index.empty() ? "#eee" : "#fbe9e7");
       body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">GPU {} {}</text>\n", centre, kGpuTop + 18,
                           gpu.index.empty() ? "-" : xml_escape(gpu.index), xml_escape(gpu.gfx));
       body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", centre, kGpuTop + 34,
@@ -103,22 +108,24 @@ std::string topology_svg(const std::vector<GpuRow>& rows) {
       body += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#2e7d32\" stroke-width=\"3\"/>\n",
                           centre, kGpuTop + kGpuHeight, y);
     }
-    body += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#2e7d32\" stroke-width=\"3\"/>"
-                        "<text x=\"{}\" y=\"{}\">XGMI hive {} ({} GPUs, all-to-all)</text>\n",
-                        centres.front(), y, centres.back(), y, centres.front(), y + 16, xml_escape(hive),
-                        centres.size());
+    body += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#2e7d32\" stroke-width=\"3\"/>"
+        "<text x=\"{}\" y=\"{}\">XGMI hive {} ({} GPUs, all-to-all)</text>\n",
+        centres.front(), y, centres.back(), y, centres.front(), y + 16, xml_escape(hive), centres.size());
     y += 34;
   }
   const int width = std::max(x, 300);
-  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"GPU topology\" "
-                     "viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" style=\"max-width:100%;height:auto\">\n{2}</svg>\n",
-                     width, y + 4, body);
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"GPU topology\" "
+      "viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" style=\"max-width:100%;height:auto\">\n{2}</svg>\n",
+      width, y + 4, body);
 }
 
 void render_gpus(Page& page, const std::vector<GpuRow>& rows) {
   if (rows.empty()) return;
-  page.add("<h2>GPUs</h2>\n<table><tr><th>#</th><th>PCI address</th><th>Name</th><th>gfx</th><th>VRAM</th>"
-           "<th>NUMA</th><th>XGMI hive</th><th>Render node</th><th>Driver</th></tr>\n");
+  page.add(
+      "<h2>GPUs</h2>\n<table><tr><th>#</th><th>PCI address</th><th>Name</th><th>gfx</th><th>VRAM</th>"
+      "<th>NUMA</th><th>XGMI hive</th><th>Render node</th><th>Driver</th></tr>\n");
   for (const auto& row : rows) {
     page.add("<tr>");
     for (const auto* cell : {&row.index, &row.pci_address, &row.name, &row.gfx, &row.vram, &row.numa_node, &row.hive,
@@ -162,9 +169,10 @@ std::string render_html(const Report& report) {
   Page page;
   const auto worst = worst_severity(report);
   const std::string title = "rocm-doctor report" + (report.host.hostname.empty() ? "" : ": " + report.host.hostname);
-  page.add("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-           "script-src 'unsafe-inline'\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+  page.add(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "script-src 'unsafe-inline'\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
   page.add("<title>" + xml_escape(title) + "</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n");
   page.add("<h1>" + xml_escape(title) + "</h1>\n<p class=\"meta\">");
   std::vector<std::string> facts;

@@ -8,7 +8,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json fix_to_json(const Fix& fix) {
-  return {{"description", fix.description}, {"commands", fix.commands},     {"needs_root", fix.needs_root},
+  return {{"description", fix.description},   {"commands", fix.commands},           {"needs_root", fix.needs_root},
           {"needs_reboot", fix.needs_reboot}, {"needs_relogin", fix.needs_relogin}, {"verify", fix.verify}};
 }
 
@@ -17,7 +17,7 @@ Json finding_to_json(const Finding& finding) {
   for (const auto& item : finding.evidence) evidence.push_back({{"source", item.source}, {"value", item.value}});
   Json fixes = Json::array();
   for (const auto& fix : finding.fixes) fixes.push_back(fix_to_json(fix));
-  Json result = {{"id", finding.id},         {"severity", to_string(finding.severity)},
+  Json result = {{"id", finding.id},           {"severity", to_string(finding.severity)},
                  {"summary", finding.summary}, {"detail", finding.detail},
                  {"evidence", evidence},       {"fix", fixes}};
   if (finding.accepted) {

@@ -10,7 +10,9 @@ namespace {
 
 using render_support::xml_escape;
 
-std::string seconds(double milliseconds) { return fmt::format("{:.3f}", milliseconds / 1000.0); }
+std::string seconds(double milliseconds) {
+  return fmt::format("{:.3f}", milliseconds / 1000.0);
+}
 
 // The body of a <failure>: what a CI log shows when the test case is opened.
 std::string finding_text(const Finding& finding) {

@@ -1,7 +1,7 @@
 // The report as a GitHub/GitLab issue comment (CommonMark + the HTML both allow).
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "render/formats.h"
 #include "rocm_doctor/text.h"
@@ -18,7 +18,8 @@ using render_support::xml_escape;
 // the markdown.
 std::string one_line(std::string_view text) {
   std::string out(text);
-  std::replace_if(out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  std::replace_if(
+      out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   return displayable(out, std::string_view::npos, false);  // escaped, never cut: what is long is bounded upstream
 }
 
@@ -97,8 +98,8 @@ void render_fix(std::string& out, const Fix& fix) {
 
 void render_finding(std::string& out, const Finding& finding, bool open) {
   out += open ? "<details open>\n" : "<details>\n";
-  out += fmt::format("<summary>{} <code>{}</code> {}</summary>\n\n", icon(finding.severity), xml_escape(one_line(finding.id)),
-                     xml_escape(one_line(finding.summary)));
+  out += fmt::format("<summary>{} <code>{}</code> {}</summary>\n\n", icon(finding.severity),
+                     xml_escape(one_line(finding.id)), xml_escape(one_line(finding.summary)));
   if (!finding.detail.empty()) out += escape(finding.detail) + "\n\n";
   if (finding.accepted) out += fmt::format("*{}*\n\n", escape(render_support::acceptance_note(finding)));
   if (!finding.evidence.empty()) {
@@ -135,8 +136,8 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
   if (!report.host.hostname.empty()) out += ": " + escape(report.host.hostname);
   out += "\n\n**" + render_support::summary_line(report) + "**";
   const auto worst = worst_severity(report);
-  out += worst >= options.fail_on ? " (fails at --fail-on " + std::string(to_string(options.fail_on)) + ")\n\n"
-                                  : "\n\n";
+  out +=
+      worst >= options.fail_on ? " (fails at --fail-on " + std::string(to_string(options.fail_on)) + ")\n\n" : "\n\n";
   std::vector<std::string> facts;
   if (!report.host.os.empty()) facts.push_back(escape(report.host.os));
   if (!report.host.kernel.empty()) facts.push_back("kernel " + code_span(report.host.kernel));

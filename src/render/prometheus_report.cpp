@@ -1,9 +1,9 @@
 // The report as node_exporter textfile-collector metrics (text exposition format 0.0.4).
+#include <fmt/format.h>
+
 #include <array>
 #include <map>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "render/formats.h"
 
@@ -54,8 +54,9 @@ class Writer {
   std::string out_;
 };
 
-constexpr std::array<CheckStatus, 6> kStatuses = {CheckStatus::ok,    CheckStatus::info,    CheckStatus::warning,
-                                                  CheckStatus::error, CheckStatus::skipped, CheckStatus::internal_error};
+constexpr std::array<CheckStatus, 6> kStatuses = {CheckStatus::ok,      CheckStatus::info,
+                                                  CheckStatus::warning, CheckStatus::error,
+                                                  CheckStatus::skipped, CheckStatus::internal_error};
 
 }  // namespace
 
@@ -66,8 +67,12 @@ std::string render_prometheus(const Report& report) {
            static_cast<double>(render_support::parse_rfc3339(report.generated_at).value_or(0)));
 
   w.family("rocm_doctor_info", "gauge", "The rocm-doctor run: tool version, source and host facts (always 1).");
-  w.sample("rocm_doctor_info", {{"version", report.tool_version}, {"source", report.source},
-                                {"os", report.host.os}, {"kernel", report.host.kernel}}, 1);
+  w.sample("rocm_doctor_info",
+           {{"version", report.tool_version},
+            {"source", report.source},
+            {"os", report.host.os},
+            {"kernel", report.host.kernel}},
+           1);
 
   if (!report.versions.empty()) {
     w.family("rocm_doctor_versions_info", "gauge",
@@ -81,13 +86,19 @@ std::string render_prometheus(const Report& report) {
   w.family("rocm_doctor_gpus", "gauge", "AMD GPUs found on PCI.");
   w.sample("rocm_doctor_gpus", {}, static_cast<double>(rows.size()));
   w.family("rocm_doctor_gpus_visible", "gauge", "AMD GPUs ROCm sees (listed by the KFD topology).");
-  w.sample("rocm_doctor_gpus_visible", {},
-           static_cast<double>(std::count_if(rows.begin(), rows.end(), [](const auto& row) { return !row.index.empty(); })));
+  w.sample(
+      "rocm_doctor_gpus_visible", {},
+      static_cast<double>(std::count_if(rows.begin(), rows.end(), [](const auto& row) { return !row.index.empty(); })));
   if (!rows.empty()) {
     w.family("rocm_doctor_gpu_info", "gauge", "One AMD GPU (always 1).");
     for (const auto& row : rows) {
-      w.sample("rocm_doctor_gpu_info", {{"pci_address", row.pci_address}, {"index", row.index}, {"name", row.name},
-                                        {"gfx", row.gfx}, {"numa_node", row.numa_node}, {"xgmi_hive", row.hive}},
+      w.sample("rocm_doctor_gpu_info",
+               {{"pci_address", row.pci_address},
+                {"index", row.index},
+                {"name", row.name},
+                {"gfx", row.gfx},
+                {"numa_node", row.numa_node},
+                {"xgmi_hive", row.hive}},
                1);
     }
   }
@@ -110,8 +121,8 @@ std::string render_prometheus(const Report& report) {
   }
   w.family("rocm_doctor_finding", "gauge", "A finding of the run (value: how many times it was reported).");
   for (const auto& [key, count] : findings) {
-    w.sample("rocm_doctor_finding", {{"check", std::get<0>(key)}, {"id", std::get<1>(key)}, {"severity", std::get<2>(key)}},
-             count);
+    w.sample("rocm_doctor_finding",
+             {{"check", std::get<0>(key)}, {"id", std::get<1>(key)}, {"severity", std::get<2>(key)}}, count);
   }
 
   w.family("rocm_doctor_check_status", "gauge", "Status of each check: 1 for its status, 0 for the others.");

@@ -1,9 +1,8 @@
 // Output formats for a Report.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "rocm_doctor/report.h"
 

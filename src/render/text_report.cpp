@@ -16,7 +16,9 @@ constexpr std::size_t kWidth = 80;
 // hostile value cannot move the cursor or start a forged report line. Findings'
 // summary, detail and evidence are already made displayable by the runner.
 // Escaped, never cut: what can grow long is bounded where it is made.
-std::string shown(std::string_view text) { return displayable(text, std::string_view::npos, false); }
+std::string shown(std::string_view text) {
+  return displayable(text, std::string_view::npos, false);
+}
 
 struct Palette {
   Color color;
@@ -91,8 +93,8 @@ void render_fix(std::string& out, const Fix& fix) {
 
 void render_finding(std::string& out, const Finding& finding, const Palette& palette, Verbosity verbosity) {
   const std::string mark = palette.paint(mark_for(finding.severity), style_for(finding.severity));
-  out += "    " + mark + " " + finding.summary + "  " + palette.paint("(" + shown(finding.id) + ")", fmt::emphasis::faint) +
-         "\n";
+  out += "    " + mark + " " + finding.summary + "  " +
+         palette.paint("(" + shown(finding.id) + ")", fmt::emphasis::faint) + "\n";
   if (finding.accepted) out += wrap(shown(render_support::acceptance_note(finding)), 6);
   const bool full = verbosity == Verbosity::verbose || finding.severity >= Severity::warning;
   if (!full) return;
@@ -132,7 +134,9 @@ std::string gpu_table(const Report& report) {
   if (it == report.sections.end() || !it->second.is_array() || it->second.empty()) return "";
   std::string out = "GPUs:\n";
   for (const auto& gpu : it->second) {
-    const auto text = [&](const char* key) { return gpu[key].is_string() ? shown(gpu[key].get<std::string>()) : std::string("?"); };
+    const auto text = [&](const char* key) {
+      return gpu[key].is_string() ? shown(gpu[key].get<std::string>()) : std::string("?");
+    };
     std::string line = "  " + (gpu["index"].is_number() ? std::to_string(gpu["index"].get<int>()) : std::string("-")) +
                        "  " + text("pci_address") + "  " + text("gfx") + "  " + text("name");
     if (gpu["vram_total_bytes"].is_number() && !gpu["integrated"].get<bool>()) {
@@ -151,8 +155,8 @@ std::string policy_line(const Report& report) {
   if (it == report.sections.end() || !it->second.is_array() || it->second.empty()) return "";
   std::vector<std::string> names;
   for (const auto& policy : it->second) {
-    names.push_back(shown(policy.value("name", std::string("?"))) + " (" + shown(policy.value("file", std::string("?"))) +
-                    ")");
+    names.push_back(shown(policy.value("name", std::string("?"))) + " (" +
+                    shown(policy.value("file", std::string("?"))) + ")");
   }
   return "Policies: " + join(names, ", ") + "\n\n";
 }

@@ -1,10 +1,10 @@
 #include "report/redact.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
@@ -26,9 +26,15 @@ std::string_view kind_name(RedactKind kind) {
   return "value";
 }
 
-bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_word(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool is_hex(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Length of a MAC address (aa:bb:cc:dd:ee:ff or with '-') at `at`, or 0.
 std::size_t mac_at(std::string_view text, std::size_t at) {
@@ -140,7 +146,8 @@ Redactor Redactor::from_host(const Host& host) {
     for (const auto& card : *cards) {
       if (!card.name.starts_with("card") || card.name.find('-') != std::string::npos) continue;
       const std::string device = "/sys/class/drm/" + card.name + "/device/";
-      if (const auto id = host.read_trimmed(device + "unique_id"); id && !id->empty()) add_with_other_base(redactor, *id, 16);
+      if (const auto id = host.read_trimmed(device + "unique_id"); id && !id->empty())
+        add_with_other_base(redactor, *id, 16);
       if (const auto serial = host.read_trimmed(device + "serial_number"); serial && !serial->empty()) {
         redactor.add(RedactKind::serial, *serial);
       }
@@ -158,7 +165,8 @@ Redactor Redactor::from_host(const Host& host) {
   }
   for (const auto* path : {"/sys/class/dmi/id/product_serial", "/sys/class/dmi/id/board_serial",
                            "/sys/class/dmi/id/chassis_serial", "/sys/class/dmi/id/product_uuid"}) {
-    if (const auto serial = host.read_trimmed(path); serial && serial->size() > 2) redactor.add(RedactKind::serial, *serial);
+    if (const auto serial = host.read_trimmed(path); serial && serial->size() > 2)
+      redactor.add(RedactKind::serial, *serial);
   }
   return redactor;
 }
@@ -166,7 +174,8 @@ Redactor Redactor::from_host(const Host& host) {
 void Redactor::add(RedactKind kind, std::string value) {
   if (value.size() < 2 || value == "/" || value == "0") return;
   const auto known = [&](const std::string& text) {
-    return std::any_of(literals_.begin(), literals_.end(), [&](const Literal& literal) { return literal.text == text; });
+    return std::any_of(literals_.begin(), literals_.end(),
+                       [&](const Literal& literal) { return literal.text == text; });
   };
   if (known(value)) return;
   if (kind == RedactKind::home) {
@@ -174,14 +183,15 @@ void Redactor::add(RedactKind kind, std::string value) {
     // in a snapshot too), so the home's placeholder is built from it.
     const auto slash = value.find_last_of('/');
     if (slash == std::string::npos || slash + 1 >= value.size()) return;
-    static const std::set<std::string, std::less<>> kSystem = {"root", "nonexistent", "home", "tmp", "var", "usr",
-                                                                "opt", "bin", "sbin", "dev", "proc", "sys", "etc", "run"};
+    static const std::set<std::string, std::less<>> kSystem = {
+        "root", "nonexistent", "home", "tmp", "var", "usr", "opt", "bin", "sbin", "dev", "proc", "sys", "etc", "run"};
     if (kSystem.contains(value.substr(slash + 1))) return;
     add(RedactKind::user, value.substr(slash + 1));
   }
   literals_.push_back({value, value, kind});
   // Fix commands carry names shell-quoted ('o'\''neil admin').
-  if (const auto quoted = shell_quote(value); quoted != value && !known(quoted)) literals_.push_back({quoted, value, kind});
+  if (const auto quoted = shell_quote(value); quoted != value && !known(quoted))
+    literals_.push_back({quoted, value, kind});
   std::stable_sort(literals_.begin(), literals_.end(),
                    [](const Literal& a, const Literal& b) { return a.text.size() > b.text.size(); });
 }
@@ -234,7 +244,8 @@ std::string Redactor::replace_shapes(std::string_view text) {
   std::string out;
   std::size_t i = 0;
   while (i < text.size()) {
-    const bool boundary = i == 0 || !(is_word(text[i - 1]) || text[i - 1] == '.' || text[i - 1] == ':' || text[i - 1] == '-');
+    const bool boundary =
+        i == 0 || !(is_word(text[i - 1]) || text[i - 1] == '.' || text[i - 1] == ':' || text[i - 1] == '-');
     if (boundary) {
       std::size_t length = 0;
       RedactKind kind = RedactKind::ip;
@@ -256,7 +267,9 @@ std::string Redactor::replace_shapes(std::string_view text) {
   return out;
 }
 
-std::string Redactor::apply(std::string_view text) { return replace_shapes(replace_literals(text)); }
+std::string Redactor::apply(std::string_view text) {
+  return replace_shapes(replace_literals(text));
+}
 
 namespace {
 template <typename Json>
@@ -277,8 +290,12 @@ void apply_json(Redactor& redactor, Json& value) {
 }
 }  // namespace
 
-void Redactor::apply(nlohmann::json& value) { apply_json(*this, value); }
-void Redactor::apply(nlohmann::ordered_json& value) { apply_json(*this, value); }
+void Redactor::apply(nlohmann::json& value) {
+  apply_json(*this, value);
+}
+void Redactor::apply(nlohmann::ordered_json& value) {
+  apply_json(*this, value);
+}
 
 void Redactor::apply(Report& report) {
   const auto fix = [this](std::string& text) { text = apply(text); };

@@ -5,12 +5,11 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "rocm_doctor/host.h"
 #include "rocm_doctor/report.h"
@@ -46,7 +45,7 @@ class Redactor {
     std::string canonical;  // the value it stands for
     RedactKind kind;
   };
-  std::vector<Literal> literals_;               // longest first
+  std::vector<Literal> literals_;                // longest first
   std::map<std::string, std::string> assigned_;  // value -> placeholder
   std::map<RedactKind, int> counters_;
 };

@@ -13,7 +13,9 @@ namespace rocm_doctor {
 
 namespace {
 
-std::string shown(std::string_view text) { return displayable(text, std::string_view::npos, false); }
+std::string shown(std::string_view text) {
+  return displayable(text, std::string_view::npos, false);
+}
 
 std::map<std::string, std::string> shown(const std::map<std::string, std::string>& entries) {
   std::map<std::string, std::string> out;
@@ -78,7 +80,8 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
   bool start_array(std::size_t /*size*/) override { return open(false); }
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
-  bool parse_error(std::size_t /*position*/, const std::string& /*token*/, const nlohmann::detail::exception& /*error*/) override {
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) override {
     return false;
   }
 
@@ -108,13 +111,18 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     switch (frame.role) {
       case Role::root:
         root_child(key, false);  // a scalar "host", "checks", ... replaces an earlier one
-        if (key == "schema") schema_ = std::move(value);
-        else if (key == "generated_at") generated_at_ = std::move(value);
+        if (key == "schema")
+          schema_ = std::move(value);
+        else if (key == "generated_at")
+          generated_at_ = std::move(value);
         break;
       case Role::host:
-        if (key == "hostname") hostname_ = std::move(value);
-        else if (key == "os") os_ = std::move(value);
-        else if (key == "kernel") kernel_ = std::move(value);
+        if (key == "hostname")
+          hostname_ = std::move(value);
+        else if (key == "os")
+          os_ = std::move(value);
+        else if (key == "kernel")
+          kernel_ = std::move(value);
         break;
       case Role::summary:
         if (key == "worst") worst_ = std::move(value);
@@ -123,23 +131,34 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
         if (key == "version") tool_version_ = std::move(value);
         break;
       case Role::versions:
-        if (is_string) versions_[key] = std::move(value);
-        else versions_.erase(key);
+        if (is_string)
+          versions_[key] = std::move(value);
+        else
+          versions_.erase(key);
         break;
       case Role::check:
-        if (key == "id") check_.id = std::move(value);
-        else if (key == "status") check_.status = std::move(value);
-        else if (key == "findings") check_.findings.clear();
+        if (key == "id")
+          check_.id = std::move(value);
+        else if (key == "status")
+          check_.status = std::move(value);
+        else if (key == "findings")
+          check_.findings.clear();
         break;
       case Role::finding:
-        if (key == "id") finding_.id = std::move(value);
-        else if (key == "severity") finding_.severity = std::move(value);
-        else if (key == "summary") finding_.summary = std::move(value);
+        if (key == "id")
+          finding_.id = std::move(value);
+        else if (key == "severity")
+          finding_.severity = std::move(value);
+        else if (key == "summary")
+          finding_.summary = std::move(value);
         break;
       case Role::gpu:
-        if (key == "pci_address") gpu_.pci_address = std::move(value);
-        else if (key == "name") gpu_.name = std::move(value);
-        else if (key == "gfx") gpu_.gfx = std::move(value);
+        if (key == "pci_address")
+          gpu_.pci_address = std::move(value);
+        else if (key == "name")
+          gpu_.name = std::move(value);
+        else if (key == "gfx")
+          gpu_.gfx = std::move(value);
         break;
       case Role::checks: check_status_[""] = ""; break;  // an element that is no object
       case Role::findings: check_.findings.push_back({}); break;
@@ -169,23 +188,31 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
         if (role == Role::other) element_or_field({}, false);
         break;
       case Role::checks:
-        if (is_object) check_ = {};
-        else check_status_[""] = "";
+        if (is_object)
+          check_ = {};
+        else
+          check_status_[""] = "";
         role = is_object ? Role::check : Role::other;
         break;
       case Role::check:
-        if (parent.key == "findings") check_.findings.clear();
-        else element_or_field({}, false);
+        if (parent.key == "findings")
+          check_.findings.clear();
+        else
+          element_or_field({}, false);
         role = parent.key == "findings" && !is_object ? Role::findings : Role::other;
         break;
       case Role::findings:
-        if (is_object) finding_ = {};
-        else check_.findings.push_back({});
+        if (is_object)
+          finding_ = {};
+        else
+          check_.findings.push_back({});
         role = is_object ? Role::finding : Role::other;
         break;
       case Role::gpus:
-        if (is_object) gpu_ = {};
-        else gpus_.push_back(" ");
+        if (is_object)
+          gpu_ = {};
+        else
+          gpus_.push_back(" ");
         role = is_object ? Role::gpu : Role::other;
         break;
       case Role::host:

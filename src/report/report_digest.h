@@ -4,12 +4,11 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
+#include <vector>
 
 namespace rocm_doctor {
 

@@ -1,12 +1,11 @@
 // Writing output files so that a failure never leaves a half-written one.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
-
-#include <sys/types.h>
-
 #include <tl/expected.hpp>
 
 namespace rocm_doctor {

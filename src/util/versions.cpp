@@ -1,10 +1,10 @@
 #include "rocm_doctor/versions.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
-
-#include <fmt/format.h>
 
 #include "rocm_doctor/text.h"
 
@@ -12,12 +12,17 @@ namespace rocm_doctor::versions {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_separator(char c) { return c == '.' || c == '-' || c == '_' || c == '~'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_separator(char c) {
+  return c == '.' || c == '-' || c == '_' || c == '~';
+}
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -154,8 +159,14 @@ struct OpSpelling {
 };
 
 constexpr std::array<OpSpelling, 8> kOps = {{
-    {"~=", Op::compatible}, {"==", Op::eq}, {"!=", Op::ne}, {">=", Op::ge},
-    {"<=", Op::le},         {">", Op::gt},  {"<", Op::lt},  {"=", Op::eq},
+    {"~=", Op::compatible},
+    {"==", Op::eq},
+    {"!=", Op::ne},
+    {">=", Op::ge},
+    {"<=", Op::le},
+    {">", Op::gt},
+    {"<", Op::lt},
+    {"=", Op::eq},
 }};
 
 tl::expected<Comparator, std::string> parse_comparator(std::string_view clause) {

@@ -1,8 +1,9 @@
 // The `access` check: a table for the pure judgement, then whole runs on
 // snapshots built in a few lines (ids, severities, exact fix commands).
+#include "../../checks/access.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/access.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -71,8 +72,8 @@ INSTANTIATE_TEST_SUITE_P(
         JudgeCase{"owned_by_root_group", node(0660, 0, 0), person(1000, {1000}), access::GroupFacts{"root", false},
                   Outcome::denied, Basis::other_bits, Cause::mode_denies, false},
         // POSIX: the owner class decides alone, even when "other" would grant.
-        JudgeCase{"owner_without_rw", node(0066, 1000, 110), person(1000, {1000, 110}), kRenderMember,
-                  Outcome::denied, Basis::owner_bits, Cause::mode_denies, false},
+        JudgeCase{"owner_without_rw", node(0066, 1000, 110), person(1000, {1000, 110}), kRenderMember, Outcome::denied,
+                  Basis::owner_bits, Cause::mode_denies, false},
         JudgeCase{"owner_rw", node(0600, 1000, 110), person(1000, {1000}), kRenderStranger, Outcome::granted,
                   Basis::owner_bits, Cause::none, false},
         JudgeCase{"root", node(0600, 0, 0), person(0, {0}), access::GroupFacts{"root", true}, Outcome::granted,
@@ -89,10 +90,10 @@ INSTANTIATE_TEST_SUITE_P(
                   kRenderStranger, Outcome::denied, Basis::measured, Cause::group_missing, false},
         JudgeCase{"acl_measured", node(0660, 0, 110, true, "rw"), person(1000, {1000}), kRenderStranger,
                   Outcome::granted, Basis::measured, Cause::none, true},
-        JudgeCase{"acl_not_needed_in_group", node(0660, 0, 110, true, "rw"), person(1000, {1000, 110}),
-                  kRenderMember, Outcome::granted, Basis::measured, Cause::none, false},
-        JudgeCase{"acl_unmeasured", node(0660, 0, 110, true), person(1000, {1000}), kRenderStranger,
-                  Outcome::unknown, Basis::other_bits, Cause::group_missing, true},
+        JudgeCase{"acl_not_needed_in_group", node(0660, 0, 110, true, "rw"), person(1000, {1000, 110}), kRenderMember,
+                  Outcome::granted, Basis::measured, Cause::none, false},
+        JudgeCase{"acl_unmeasured", node(0660, 0, 110, true), person(1000, {1000}), kRenderStranger, Outcome::unknown,
+                  Basis::other_bits, Cause::group_missing, true},
         JudgeCase{"acl_measured_denied", node(0660, 0, 110, true, "none"), person(1000, {1000}), kRenderMember,
                   Outcome::denied, Basis::measured, Cause::relogin_required, false}),
     [](const auto& info) { return std::string(info.param.name); });

@@ -1,8 +1,9 @@
 // The `container` check: table tests for its parsers, then runs on snapshots of
 // Docker, Podman, Kubernetes and Apptainer containers built in a few lines.
+#include "../../checks/container.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/container.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -100,7 +101,8 @@ TEST(ContainerCheck, RootInRootfulDockerIsFine) {
   b.node("/dev/kfd", testing::Node::chr("0660", 0, 109));
   b.node("/dev/dri/renderD128", testing::Node::chr("0660", 0, 109));
   b.node("/dev/dri/renderD129", testing::Node::chr("0660", 0, 109));
-  b.file("/proc/mounts", "overlay / overlay rw 0 0\nshm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0\n");
+  b.file("/proc/mounts",
+         "overlay / overlay rw 0 0\nshm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0\n");
   b.file("/proc/self/status", "Name:\trocm-doctor\nSeccomp:\t2\n");
   auto host = b.open();
   const auto report = run_on(*host, {"container"});
@@ -116,8 +118,9 @@ TEST(ContainerCheck, RootInRootfulDockerIsFine) {
 TEST(ContainerCheck, RootlessPodmanOverflowGid) {
   SnapshotBuilder b;
   b.os_release("fedora", "40", "Fedora Linux 40").kernel("6.8.5-301.fc40.x86_64");
-  b.file("/run/.containerenv", "engine=\"podman-5.0.2\"\nname=\"rocm\"\nimage=\"docker.io/rocm/dev-ubuntu-22.04:6.2\"\n"
-                               "rootless=1\n");
+  b.file("/run/.containerenv",
+         "engine=\"podman-5.0.2\"\nname=\"rocm\"\nimage=\"docker.io/rocm/dev-ubuntu-22.04:6.2\"\n"
+         "rootless=1\n");
   b.file("/proc/self/uid_map", "         0       1000          1\n         1     100000      65536\n");
   b.identity("root", 0, 0, {0});
   b.node("/dev/kfd", testing::Node::chr("0660", 65534, 65534).with_access("none"));

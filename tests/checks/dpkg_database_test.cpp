@@ -9,7 +9,8 @@ namespace {
 
 TEST(DpkgStatus, StanzasFieldsAndLines) {
   const auto list = parse_dpkg_status(
-      "Package: rocm-hip-runtime\nStatus: install ok half-configured\nPriority: optional\nVersion: 6.2.4.60204-139~22.04\n"
+      "Package: rocm-hip-runtime\nStatus: install ok half-configured\nPriority: optional\nVersion: "
+      "6.2.4.60204-139~22.04\n"
       "Description: ROCm HIP runtime\n multi-line description\n\n"
       "Package: amdgpu-dkms\nStatus: install reinstreq half-installed\nVersion: 1:6.8.5.60204-2041575.22.04\n");
   ASSERT_EQ(list.size(), 2U);

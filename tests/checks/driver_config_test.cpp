@@ -1,7 +1,8 @@
 // The driver-config check: modprobe.d, the SecureBoot efivar, the DKMS tree.
+#include "../../checks/driver_config.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/driver_config.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -104,9 +105,9 @@ TEST(DriverConfigCheck, HeadersMissingGivesThePackage) {
   ASSERT_NE(headers, nullptr);
   EXPECT_EQ(headers->fixes.at(0).commands.at(0), "sudo apt install linux-headers-6.8.0-48-generic");
   const auto& commands = not_built->fixes.at(0).commands;
-  EXPECT_NE(std::find(commands.begin(), commands.end(),
-                      "sudo dkms install amdgpu/6.8.5-2041575.22.04 -k 6.8.0-48-generic"),
-            commands.end());
+  EXPECT_NE(
+      std::find(commands.begin(), commands.end(), "sudo dkms install amdgpu/6.8.5-2041575.22.04 -k 6.8.0-48-generic"),
+      commands.end());
 }
 
 TEST(DriverConfigCheck, BuiltModuleIsFine) {

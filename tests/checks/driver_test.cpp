@@ -1,7 +1,8 @@
 // The driver check: cmdline and sysfs parsers, and the check on small snapshots.
+#include "../../checks/driver.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/driver.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -24,7 +25,7 @@ TEST(DriverCmdline, ParsesModesetWords) {
       {"BOOT_IMAGE=/boot/vmlinuz-6.8.0-48-generic ro quiet splash nomodeset vt.handoff=7", true, false},
       {"ro amdgpu.modeset=0", true, false},
       {"ro amdgpu.modeset=1", false, false},
-      {"ro nomodeset amdgpu.modeset=1", false, false},  // amdgpu.modeset=1 overrides nomodeset
+      {"ro nomodeset amdgpu.modeset=1", false, false},         // amdgpu.modeset=1 overrides nomodeset
       {"ro amdgpu.modeset=0 amdgpu.modeset=1", false, false},  // the last one wins
       {"ro amdgpu.dc=0 amdgpu.ppfeaturemask=0xffffffff", false, false},
       {"ro modprobe.blacklist=nouveau,amdgpu", false, true},
@@ -32,7 +33,7 @@ TEST(DriverCmdline, ParsesModesetWords) {
       {"ro modprobe.blacklist=radeon", false, false},
       {"ro xnomodeset nomodeset2", false, false},
       {"ro dyndbg=\"file amdgpu nomodeset\" quiet", false, false},  // inside a quoted value
-      {"ro -- nomodeset", false, false},                          // after "--" belongs to init
+      {"ro -- nomodeset", false, false},                            // after "--" belongs to init
       {"", false, false},
   };
   for (const auto& c : cases) {
@@ -44,7 +45,7 @@ TEST(DriverCmdline, ParsesModesetWords) {
 
 TEST(DriverSysfs, ParsesHexValues) {
   const std::vector<std::pair<std::string, std::optional<std::uint32_t>>> cases = {
-      {"0x030000\n", 0x030000}, {"0x1002", 0x1002}, {"0x744c\n", 0x744c}, {"1002", 0x1002},
+      {"0x030000\n", 0x030000}, {"0x1002", 0x1002},   {"0x744c\n", 0x744c}, {"1002", 0x1002},
       {"", std::nullopt},       {"0x", std::nullopt}, {"zz", std::nullopt}, {"0x123456789", std::nullopt},
   };
   for (const auto& [text, expected] : cases) EXPECT_EQ(driver::parse_sysfs_hex(text), expected) << text;
@@ -124,7 +125,8 @@ TEST(DriverCheck, NomodesetIsTheCauseNotAMissingModule) {
 TEST(DriverCheck, NomodesetOnFedoraUsesGrubby) {
   auto builder = amd_machine();
   builder.os_release("fedora", "40", "Fedora Linux 40 (Workstation Edition)");
-  builder.file("/proc/cmdline", "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.10.6-200.fc40.x86_64 ro rhgb quiet amdgpu.modeset=0\n");
+  builder.file("/proc/cmdline",
+               "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.10.6-200.fc40.x86_64 ro rhgb quiet amdgpu.modeset=0\n");
   const auto report = run_driver(builder);
   const auto* finding = find_finding(report, "driver.nomodeset");
   ASSERT_NE(finding, nullptr);

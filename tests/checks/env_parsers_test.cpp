@@ -46,11 +46,12 @@ TEST(DeviceList, RejectsWhatUsersMistype) {
 }
 
 TEST(AllocConf, AcceptsRealConfigs) {
-  for (const char* value : {"garbage_collection_threshold:0.8", "max_split_size_mb:512",
-                            "expandable_segments:True", "garbage_collection_threshold:0.6, max_split_size_mb:128",
-                            "roundup_power2_divisions:4", "roundup_power2_divisions:[256:1,512:2,1024:4,>:8]",
-                            "backend:native", "backend:cudaMallocAsync", "pinned_use_hip_host_register:True,pinned_num_register_threads:8",
-                            "release_lock_on_hipmalloc:False", "per_process_memory_fraction:0.5"}) {
+  for (const char* value :
+       {"garbage_collection_threshold:0.8", "max_split_size_mb:512", "expandable_segments:True",
+        "garbage_collection_threshold:0.6, max_split_size_mb:128", "roundup_power2_divisions:4",
+        "roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", "backend:native", "backend:cudaMallocAsync",
+        "pinned_use_hip_host_register:True,pinned_num_register_threads:8", "release_lock_on_hipmalloc:False",
+        "per_process_memory_fraction:0.5"}) {
     EXPECT_FALSE(check_alloc_conf(value).has_value()) << value << ": " << check_alloc_conf(value)->reason;
   }
 }

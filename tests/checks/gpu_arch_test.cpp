@@ -43,7 +43,8 @@ TEST(GpuArch, OverrideNeededGivesTheValueAndPersistsItInTheUsersProfile) {
 Report run_without_passwd(const std::string& name) {
   testing::TempDir copy;
   const std::filesystem::path scenario = std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/" + name;
-  std::filesystem::copy(scenario, copy.path(), std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  std::filesystem::copy(scenario, copy.path(),
+                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
   std::ofstream(copy.path() / "root/etc/passwd", std::ios::trunc) << "";
   auto host = SnapshotHost::open(copy.path());
   if (!host) throw std::runtime_error(host.error());
@@ -109,7 +110,8 @@ TEST(GpuArch, EmptyOverrideHidesEveryGpu) {
   // An RX 7900 XTX with HSA_OVERRIDE_GFX_VERSION set to the empty string.
   testing::SnapshotBuilder builder;
   builder.env("HSA_OVERRIDE_GFX_VERSION", "");
-  builder.file("/sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 8\nsimd_count 0\ngfx_target_version 0\n");
+  builder.file("/sys/class/kfd/kfd/topology/nodes/0/properties",
+               "cpu_cores_count 8\nsimd_count 0\ngfx_target_version 0\n");
   builder.file("/sys/class/kfd/kfd/topology/nodes/1/properties",
                "cpu_cores_count 0\nsimd_count 192\nsimd_per_cu 2\ngfx_target_version 110000\nvendor_id 4098\n"
                "device_id 29772\nlocation_id 768\ndomain 0\ndrm_render_minor 128\n");

@@ -1,8 +1,9 @@
 // GPU inventory: pure sysfs parsers (tables of cases) and the KFD/DRM/PCI join on scenario snapshots.
+#include "rocm_doctor/facts/gpu_inventory.h"
+
 #include <gtest/gtest.h>
 
 #include "host/snapshot_host.h"
-#include "rocm_doctor/facts/gpu_inventory.h"
 
 namespace rocm_doctor {
 namespace {
@@ -15,8 +16,11 @@ std::unique_ptr<SnapshotHost> scenario(const std::string& name) {
 
 TEST(GpuInventoryParsers, LocationIdToBdf) {
   const std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> cases = {
-      {768, 0, "0000:03:00.0"}, {0x2900, 0, "0000:29:00.0"}, {0x0e00, 0, "0000:0e:00.0"},
-      {(0xc1 << 8) | (2 << 3) | 1, 1, "0001:c1:02.1"}, {0, 0, "0000:00:00.0"}};
+      {768, 0, "0000:03:00.0"},
+      {0x2900, 0, "0000:29:00.0"},
+      {0x0e00, 0, "0000:0e:00.0"},
+      {(0xc1 << 8) | (2 << 3) | 1, 1, "0001:c1:02.1"},
+      {0, 0, "0000:00:00.0"}};
   for (const auto& [location, domain, bdf] : cases) EXPECT_EQ(bdf_from_location(location, domain), bdf);
 }
 
@@ -37,8 +41,9 @@ TEST(GpuInventoryParsers, KfdPropertiesTellCpuFromGpu) {
   const auto cpu = parse_kfd_properties(0, "cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n");
   ASSERT_TRUE(cpu);
   EXPECT_FALSE(cpu->is_gpu());
-  const auto gpu = parse_kfd_properties(1, "cpu_cores_count 0\nsimd_count 80\ngfx_target_version 100301\n"
-                                           "vendor_id 4098\ndevice_id 29663\nbogus line without value\n");
+  const auto gpu = parse_kfd_properties(1,
+                                        "cpu_cores_count 0\nsimd_count 80\ngfx_target_version 100301\n"
+                                        "vendor_id 4098\ndevice_id 29663\nbogus line without value\n");
   ASSERT_TRUE(gpu);
   EXPECT_TRUE(gpu->is_gpu());
   EXPECT_EQ(gpu->get("device_id"), 29663u);

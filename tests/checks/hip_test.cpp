@@ -21,9 +21,10 @@ json loaded_library() {
           {"path", "/opt/rocm-6.2.0/lib/libamdhip64.so.6"},
           {"real_path", "/opt/rocm-6.2.0/lib/libamdhip64.so.6.2.41133"},
           {"soname", "libamdhip64.so.6"},
-          {"attempts", json::array({{{"name", "libamdhip64.so.7"},
-                                     {"error", "libamdhip64.so.7: cannot open shared object file: No such file or directory"}},
-                                    {{"name", "libamdhip64.so.6"}, {"loaded", true}}})}};
+          {"attempts",
+           json::array({{{"name", "libamdhip64.so.7"},
+                         {"error", "libamdhip64.so.7: cannot open shared object file: No such file or directory"}},
+                        {{"name", "libamdhip64.so.6"}, {"loaded", true}}})}};
 }
 
 json ok_outcome(json result) {
@@ -32,11 +33,17 @@ json ok_outcome(json result) {
 
 json two_gpus(bool smoke_ok = true) {
   json devices = json::array();
-  devices.push_back({{"index", 0}, {"name", "AMD Radeon RX 7900 XTX"}, {"gfx", "gfx1100"}, {"pci_bus_id", "0000:03:00.0"}});
-  devices.push_back({{"index", 1}, {"name", "AMD Radeon RX 7900 XTX"}, {"gfx", "gfx1100"}, {"pci_bus_id", "0000:43:00.0"}});
-  if (!smoke_ok) devices[1]["smoke"] = {{"bytes", 67108864}, {"ok", false}, {"mismatched_bytes", 1}, {"first_mismatch", 4096}};
-  return {{"library", loaded_library()},      {"runtime_version", 60241133}, {"runtime_version_text", "6.2.41133"},
-          {"device_count", devices.size()},   {"devices", devices}};
+  devices.push_back(
+      {{"index", 0}, {"name", "AMD Radeon RX 7900 XTX"}, {"gfx", "gfx1100"}, {"pci_bus_id", "0000:03:00.0"}});
+  devices.push_back(
+      {{"index", 1}, {"name", "AMD Radeon RX 7900 XTX"}, {"gfx", "gfx1100"}, {"pci_bus_id", "0000:43:00.0"}});
+  if (!smoke_ok)
+    devices[1]["smoke"] = {{"bytes", 67108864}, {"ok", false}, {"mismatched_bytes", 1}, {"first_mismatch", 4096}};
+  return {{"library", loaded_library()},
+          {"runtime_version", 60241133},
+          {"runtime_version_text", "6.2.41133"},
+          {"device_count", devices.size()},
+          {"devices", devices}};
 }
 
 // A ROCm 6.2.0 install in /opt, as AMD's packages lay it out.
@@ -51,7 +58,8 @@ SnapshotBuilder rocm62() {
 
 // KFD topology: a CPU node and `gpus` GPU nodes.
 void kfd_nodes(SnapshotBuilder& builder, int gpus) {
-  builder.file("/sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n");
+  builder.file("/sys/class/kfd/kfd/topology/nodes/0/properties",
+               "cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n");
   for (int i = 1; i <= gpus; ++i) {
     builder.file("/sys/class/kfd/kfd/topology/nodes/" + std::to_string(i) + "/properties",
                  "cpu_cores_count 0\nsimd_count 192\ngfx_target_version 110000\n");
@@ -197,7 +205,8 @@ TEST(HipCheck, FewerHipDevicesThanKfdGpusIsADeviceMismatch) {
   const auto host = builder.open();
   const auto finding = finding_in(run_on(*host, {"hip"}), "hip.device-mismatch");
   ASSERT_TRUE(finding);
-  EXPECT_NE(finding->summary.find("HIP sees 1 GPU(s) but the driver (KFD) lists 2"), std::string::npos) << finding->summary;
+  EXPECT_NE(finding->summary.find("HIP sees 1 GPU(s) but the driver (KFD) lists 2"), std::string::npos)
+      << finding->summary;
   ASSERT_FALSE(finding->fixes.empty());
   ASSERT_FALSE(finding->fixes[0].commands.empty());
   EXPECT_EQ(finding->fixes.at(0).commands.at(0), "unset ROCR_VISIBLE_DEVICES");
@@ -223,8 +232,12 @@ TEST(ProbeCheck, CrashAndTimeoutAreErrorsWithTheirEvidence) {
                         {"elapsed_ms", 40},
                         {"last_step", "hipGetDeviceCount"},
                         {"stderr_tail", "rocm-doctor-probe: step hipGetDeviceCount\n\x1b[31mSegfault here\x1b[0m\n"}});
-  builder.probe("smi", {{"status", "timeout"}, {"signal", 9}, {"elapsed_ms", 10001}, {"timeout_ms", 10000},
-                        {"last_step", "rsmi_init"}, {"stderr_tail", ""}});
+  builder.probe("smi", {{"status", "timeout"},
+                        {"signal", 9},
+                        {"elapsed_ms", 10001},
+                        {"timeout_ms", 10000},
+                        {"last_step", "rsmi_init"},
+                        {"stderr_tail", ""}});
   const auto host = builder.open();
   const auto report = run_on(*host, {"probe", "hip", "smi"});
   const auto* crashed = find_finding(report, "probe.crashed");

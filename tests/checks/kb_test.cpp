@@ -1,9 +1,9 @@
 // The knowledge base: the compiled-in tables load, are consistent, and the gfx arithmetic is right.
+#include "rocm_doctor/kb.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "rocm_doctor/kb.h"
 
 namespace rocm_doctor::embedded {
 std::string_view data_gfx_targets();
@@ -17,8 +17,8 @@ namespace {
 
 TEST(GfxVersion, DecodesKfdTargetVersionsWithHexStepping) {
   const std::vector<std::pair<std::uint64_t, std::string>> cases = {
-      {90010, "gfx90a"}, {90012, "gfx90c"}, {100300, "gfx1030"}, {100301, "gfx1031"}, {110000, "gfx1100"},
-      {110501, "gfx1151"}, {90402, "gfx942"}, {80003, "gfx803"}, {120001, "gfx1201"}, {90006, "gfx906"}};
+      {90010, "gfx90a"},   {90012, "gfx90c"}, {100300, "gfx1030"}, {100301, "gfx1031"}, {110000, "gfx1100"},
+      {110501, "gfx1151"}, {90402, "gfx942"}, {80003, "gfx803"},   {120001, "gfx1201"}, {90006, "gfx906"}};
   for (const auto& [value, name] : cases) {
     const auto version = decode_gfx_target_version(value);
     ASSERT_TRUE(version) << value;

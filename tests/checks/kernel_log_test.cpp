@@ -1,7 +1,8 @@
 // The kernel-log check: /dev/kmsg and syslog line formats, patterns, grouping.
+#include "../../checks/kernel_log.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/kernel_log.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {

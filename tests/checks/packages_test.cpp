@@ -1,7 +1,8 @@
 // The packages check: apt/deb822/yum parsers, dpkg status, the driver support window.
+#include "../../checks/packages.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/packages.h"
 #include "rocm_doctor/facts/amdgpu_driver.h"
 #include "support/snapshot_builder.h"
 
@@ -107,8 +108,9 @@ SnapshotBuilder rocm_machine() {
 
 TEST(PackagesCheck, HealthyRepositoriesGiveNothing) {
   auto builder = rocm_machine();
-  builder.file("/etc/apt/sources.list.d/rocm.list",
-               "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.2.4 jammy main\n");
+  builder.file(
+      "/etc/apt/sources.list.d/rocm.list",
+      "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.2.4 jammy main\n");
   auto host = builder.open();
   const auto report = run_on(*host, {"packages"});
   EXPECT_EQ(find_finding(report, "rocm.repo-stale"), nullptr);
@@ -116,7 +118,8 @@ TEST(PackagesCheck, HealthyRepositoriesGiveNothing) {
 
 TEST(PackagesCheck, UnsignedEntryGetsTheKeyringForm) {
   auto builder = rocm_machine();
-  builder.file("/etc/apt/sources.list.d/rocm.list", "deb [arch=amd64] https://repo.radeon.com/rocm/apt/6.2.4 jammy main\n");
+  builder.file("/etc/apt/sources.list.d/rocm.list",
+               "deb [arch=amd64] https://repo.radeon.com/rocm/apt/6.2.4 jammy main\n");
   auto host = builder.open();
   const auto report = run_on(*host, {"packages"});
   const auto* finding = find_finding(report, "rocm.repo-stale");

@@ -1,7 +1,8 @@
 // The platform check: support-list columns, kernel specs, VM markers.
+#include "../../checks/platform.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/platform.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {

@@ -1,7 +1,8 @@
 // The rocm-install check and the RocmInstallation fact: parsers and small machines.
+#include "rocm_doctor/facts/rocm_install.h"
+
 #include <gtest/gtest.h>
 
-#include "rocm_doctor/facts/rocm_install.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -22,7 +23,7 @@ TEST(RocmVersionParsing, VersionFile) {
 
 TEST(RocmVersionParsing, FolderNames) {
   const std::vector<std::pair<std::string, Opt>> cases = {
-      {"rocm-6.2.4", "6.2.4"}, {"rocm-5.7.1", "5.7.1"}, {"rocm", std::nullopt},
+      {"rocm-6.2.4", "6.2.4"},          {"rocm-5.7.1", "5.7.1"},    {"rocm", std::nullopt},
       {"rocm-6.2.4.bak", std::nullopt}, {"rocm-old", std::nullopt}, {"amdgpu", std::nullopt},
   };
   for (const auto& [name, expected] : cases) EXPECT_EQ(parse_versioned_folder(name), expected) << name;
@@ -30,8 +31,8 @@ TEST(RocmVersionParsing, FolderNames) {
 
 TEST(RocmVersionParsing, HipLibraryFileNames) {
   const std::vector<std::pair<std::string, Opt>> cases = {
-      {"libamdhip64.so.5.2.21153", "5.2.21153"}, {"libamdhip64.so.6.2.60204", "6.2.60204"},
-      {"libamdhip64.so.5", std::nullopt},        {"libamdhip64.so", std::nullopt},
+      {"libamdhip64.so.5.2.21153", "5.2.21153"},   {"libamdhip64.so.6.2.60204", "6.2.60204"},
+      {"libamdhip64.so.5", std::nullopt},          {"libamdhip64.so", std::nullopt},
       {"libhsa-runtime64.so.1.5.0", std::nullopt},
   };
   for (const auto& [name, expected] : cases) EXPECT_EQ(hip_version_from_library_name(name), expected) << name;
@@ -46,8 +47,12 @@ TEST(RocmVersionParsing, HipVersionFile) {
 
 TEST(RocmVersionParsing, DebianVersions) {
   const std::vector<std::pair<std::string, std::string>> versions = {
-      {"5.2.3-8", "5.2.3"}, {"1:5.2.3-8", "5.2.3"}, {"5.2.3+dfsg-1", "5.2.3"}, {"5.7.1~rc1-1", "5.7.1"},
-      {"6.8.5.60204-2041575.22.04", "6.8.5.60204"}, {"5.2.3", "5.2.3"},
+      {"5.2.3-8", "5.2.3"},
+      {"1:5.2.3-8", "5.2.3"},
+      {"5.2.3+dfsg-1", "5.2.3"},
+      {"5.7.1~rc1-1", "5.7.1"},
+      {"6.8.5.60204-2041575.22.04", "6.8.5.60204"},
+      {"5.2.3", "5.2.3"},
   };
   for (const auto& [debian, upstream] : versions) EXPECT_EQ(upstream_version(debian), upstream) << debian;
 }
@@ -78,9 +83,15 @@ TEST(LdSoConf, GlobMatching) {
     bool match;
   };
   const std::vector<Case> cases = {
-      {"*.conf", "20-rocm.conf", true},   {"*.conf", "rocm.conf.dpkg-old", false}, {"*.conf", ".conf", true},
-      {"1?-*.conf", "10-rocm-opencl.conf", true}, {"[0-9]*", "20-rocm.conf", true}, {"[!0-9]*", "20-rocm.conf", false},
-      {"rocm.conf", "rocm.conf", true},   {"*", "", true},                          {"?", "", false},
+      {"*.conf", "20-rocm.conf", true},
+      {"*.conf", "rocm.conf.dpkg-old", false},
+      {"*.conf", ".conf", true},
+      {"1?-*.conf", "10-rocm-opencl.conf", true},
+      {"[0-9]*", "20-rocm.conf", true},
+      {"[!0-9]*", "20-rocm.conf", false},
+      {"rocm.conf", "rocm.conf", true},
+      {"*", "", true},
+      {"?", "", false},
   };
   for (const auto& c : cases) EXPECT_EQ(glob_match(c.pattern, c.name), c.match) << c.pattern << " " << c.name;
 }
@@ -132,7 +143,9 @@ TEST(RocmInstallFact, FollowsTheAlternativesChain) {
 
 TEST(RocmInstallCheck, HealthyWithIncludedConf) {
   SnapshotBuilder builder;
-  rocm_624(builder).file("/etc/ld.so.conf.d/20-rocm.conf", "/opt/rocm/lib\n").env("PATH", "/usr/bin:/bin:/opt/rocm/bin");
+  rocm_624(builder)
+      .file("/etc/ld.so.conf.d/20-rocm.conf", "/opt/rocm/lib\n")
+      .env("PATH", "/usr/bin:/bin:/opt/rocm/bin");
   const auto report = run_install(builder);
   EXPECT_NE(find_finding(report, "rocm.ok"), nullptr);
   EXPECT_EQ(report.checks[0].status, CheckStatus::info);  // rocm.version is info; nothing worse
@@ -232,11 +245,13 @@ TEST(RocmInstallCheck, NotInstalledAlsoInImageMode) {
 
 TEST(RocmInstallCheck, DistroPackagesWithoutDpkgUseTheLibraryName) {
   SnapshotBuilder builder;
-  builder.file("/usr/lib64/libamdhip64.so.6.1.40093", "").symlink("/usr/lib64/libamdhip64.so.6", "libamdhip64.so.6.1.40093");
+  builder.file("/usr/lib64/libamdhip64.so.6.1.40093", "")
+      .symlink("/usr/lib64/libamdhip64.so.6", "libamdhip64.so.6.1.40093");
   const auto report = run_install(builder);
   const auto* finding = find_finding(report, "rocm.version");
   ASSERT_NE(finding, nullptr);
-  EXPECT_NE(finding->summary.find("ROCm 6.1 (distribution packages in /usr/lib64)"), std::string::npos) << finding->summary;
+  EXPECT_NE(finding->summary.find("ROCm 6.1 (distribution packages in /usr/lib64)"), std::string::npos)
+      << finding->summary;
   EXPECT_NE(find_finding(report, "rocm.ok"), nullptr);
 }
 

@@ -17,11 +17,16 @@ std::optional<Finding> finding_in(const Report& report, const std::string& id) {
 }
 
 json outcome(json result, std::string stderr_tail = "") {
-  return {{"status", "ok"}, {"elapsed_ms", 40}, {"exit_code", 0}, {"stderr_tail", std::move(stderr_tail)},
+  return {{"status", "ok"},
+          {"elapsed_ms", 40},
+          {"exit_code", 0},
+          {"stderr_tail", std::move(stderr_tail)},
           {"result", std::move(result)}};
 }
 
-json library() { return {{"status", "loaded"}, {"path", "/opt/rocm/lib/librocm_smi64.so.1"}}; }
+json library() {
+  return {{"status", "loaded"}, {"path", "/opt/rocm/lib/librocm_smi64.so.1"}};
+}
 
 json healthy_gpu() {
   return {{"index", 0},
@@ -90,10 +95,12 @@ TEST(SmiCheck, NonZeroThrottleStatusIsThrottled) {
 }
 
 TEST(SmiCheck, InitFailureKeepsTheLibrarysStderrAsEvidence) {
-  const json result = {{"library", library()},
-                       {"init_error", {{"call", "rsmi_init"}, {"code", 8}, {"text", "An error occurred during initialization"}}}};
+  const json result = {
+      {"library", library()},
+      {"init_error", {{"call", "rsmi_init"}, {"code", 8}, {"text", "An error occurred during initialization"}}}};
   const std::string noise =
-      "rocm-doctor-probe: step rsmi_init\nFailed to open drm root directory /sys/class/drm.: No such file or directory\n"
+      "rocm-doctor-probe: step rsmi_init\nFailed to open drm root directory /sys/class/drm.: No such file or "
+      "directory\n"
       "Exception caught: rsmi_init.\n";
   const auto report = run(outcome(result, noise));
   const auto* finding = find_finding(report, "smi.init-failed");

@@ -1,8 +1,9 @@
 // The `topology` check: tables for link speeds, link judgement, io_links, BARs, the IOMMU
 // mode and GRUB lines; then runs on small PCI snapshots (a card at x4, a small BAR).
+#include "../../checks/topology.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/topology.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -18,8 +19,14 @@ TEST(TopologyParsers, LinkSpeedAndWidth) {
     const char* text;
     std::optional<double> speed;
   } cases[] = {
-      {"16.0 GT/s PCIe\n", 16.0}, {"8.0 GT/s PCIe", 8.0}, {"2.5 GT/s PCIe", 2.5}, {"32.0 GT/s PCIe", 32.0},
-      {"5 GT/s", 5.0},           {"Unknown", std::nullopt}, {"", std::nullopt}, {"16.0 GB/s", std::nullopt},
+      {"16.0 GT/s PCIe\n", 16.0},
+      {"8.0 GT/s PCIe", 8.0},
+      {"2.5 GT/s PCIe", 2.5},
+      {"32.0 GT/s PCIe", 32.0},
+      {"5 GT/s", 5.0},
+      {"Unknown", std::nullopt},
+      {"", std::nullopt},
+      {"16.0 GB/s", std::nullopt},
   };
   for (const auto& c : cases) EXPECT_EQ(parse_link_speed(c.text), c.speed) << c.text;
   EXPECT_EQ(parse_link_width("16\n"), 16U);
@@ -57,8 +64,9 @@ TEST(TopologyParsers, JudgeLink) {
 }
 
 TEST(TopologyParsers, IoLinksBarsIommuGrub) {
-  const auto link = parse_io_link("type 11\nversion_major 0\nversion_minor 0\nnode_from 2\nnode_to 3\nweight 15\n"
-                                  "min_latency 0\nmax_latency 0\nmin_bandwidth 312\nmax_bandwidth 64000\n");
+  const auto link = parse_io_link(
+      "type 11\nversion_major 0\nversion_minor 0\nnode_from 2\nnode_to 3\nweight 15\n"
+      "min_latency 0\nmax_latency 0\nmin_bandwidth 312\nmax_bandwidth 64000\n");
   ASSERT_TRUE(link);
   EXPECT_EQ(link->type, 11U);
   EXPECT_EQ(link->node_from, 2);
@@ -80,8 +88,9 @@ TEST(TopologyParsers, IoLinksBarsIommuGrub) {
   EXPECT_EQ(cmdline_iommu_arg("ro quiet amd_iommu=on", args), std::nullopt);
   EXPECT_EQ(cmdline_iommu_arg("ro iommu=pt amd_iommu=off", args), "amd_iommu=off");
 
-  EXPECT_EQ(grub_default_cmdline("GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"\nGRUB_CMDLINE_LINUX=\"\"\n"),
-            "quiet splash");
+  EXPECT_EQ(
+      grub_default_cmdline("GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"\nGRUB_CMDLINE_LINUX=\"\"\n"),
+      "quiet splash");
   EXPECT_EQ(grub_default_cmdline("GRUB_CMDLINE_LINUX_DEFAULT=''\n"), "");
   EXPECT_EQ(grub_default_cmdline("GRUB_CMDLINE_LINUX=\"rhgb quiet\"\n"), std::nullopt);
 
@@ -109,7 +118,8 @@ TEST(TopologyCheck, HealthyCardHasNoWarning) {
   b.file("/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0/mem_info_vis_vram_total", "25753026560\n");
   auto host = b.open();
   const auto report = run_on(*host, {"topology"});
-  for (const auto& finding : testing::all_findings(report)) EXPECT_LT(finding.severity, Severity::warning) << finding.id;
+  for (const auto& finding : testing::all_findings(report))
+    EXPECT_LT(finding.severity, Severity::warning) << finding.id;
   ASSERT_NE(find_finding(report, "topology.large-bar"), nullptr);
   EXPECT_EQ(find_finding(report, "pcie.link-degraded"), nullptr);
 }

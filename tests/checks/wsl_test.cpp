@@ -1,8 +1,9 @@
 // The `wsl` check: WSL1 vs WSL2 kernels, the support list, and runs on WSL snapshots
 // (healthy with librocdxg, no /dev/dxg, runtime missing, unsupported card).
+#include "../../checks/wsl.h"
+
 #include <gtest/gtest.h>
 
-#include "../../checks/wsl.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -59,7 +60,8 @@ TEST(WslCheck, HealthyWithLibrocdxg) {
   b.symlink("/opt/rocm", "rocm-7.2.0");
   b.file("/opt/rocm-7.2.0/lib/librocdxg.so", "");
   b.env("HSA_ENABLE_DXG_DETECTION", "1");
-  b.probe("hip", {{"status", "ok"}, {"devices", {{{"index", 0}, {"name", "AMD Radeon RX 7900 XTX"}, {"gfx", "gfx1100"}}}}});
+  b.probe("hip",
+          {{"status", "ok"}, {"devices", {{{"index", 0}, {"name", "AMD Radeon RX 7900 XTX"}, {"gfx", "gfx1100"}}}}});
   auto host = b.open();
   const auto report = run_on(*host, {"wsl"});
   EXPECT_NE(find_finding(report, "wsl.ok"), nullptr);
@@ -104,17 +106,18 @@ TEST(WslCheck, RuntimeMissingAndEnableVariable) {
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->fixes.at(0).commands.at(0), "sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms");
 
-  EXPECT_EQ(enable_variable_command("/home/alice"),
-            "echo 'export HSA_ENABLE_DXG_DETECTION=1' >> /home/alice/.bashrc");
+  EXPECT_EQ(enable_variable_command("/home/alice"), "echo 'export HSA_ENABLE_DXG_DETECTION=1' >> /home/alice/.bashrc");
   // Without HOME the shell that runs the fix expands it: a quoted '~' would not be.
   EXPECT_EQ(enable_variable_command(""), "echo 'export HSA_ENABLE_DXG_DETECTION=1' >> \"$HOME\"/.bashrc");
 }
 
 TEST(WslCheck, UnsupportedGpuFromTheProbe) {
   auto b = wsl2();
-  b.file("/var/lib/dpkg/status", "Package: hsa-runtime-rocr4wsl-amdgpu\nStatus: install ok installed\n"
-                                 "Version: 1.13.0.60103-122~22.04\n\n");
-  b.probe("hip", {{"status", "ok"}, {"devices", {{{"index", 0}, {"name", "AMD Radeon RX 6800 XT"}, {"gfx", "gfx1030"}}}}});
+  b.file("/var/lib/dpkg/status",
+         "Package: hsa-runtime-rocr4wsl-amdgpu\nStatus: install ok installed\n"
+         "Version: 1.13.0.60103-122~22.04\n\n");
+  b.probe("hip",
+          {{"status", "ok"}, {"devices", {{{"index", 0}, {"name", "AMD Radeon RX 6800 XT"}, {"gfx", "gfx1030"}}}}});
   auto host = b.open();
   const auto report = run_on(*host, {"wsl"});
   const auto* finding = find_finding(report, "wsl.unsupported-gpu");

@@ -1,12 +1,11 @@
 // capture --archive / --replay FILE.tar.gz, and the archives replay refuses.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "bundle/snapshot_archive.h"
 #include "render/run_tool.h"
@@ -43,7 +42,10 @@ std::string tar_of(const std::vector<TarEntry>& entries) {
     std::memcpy(&block[136], "00000000000", 11);
     block[156] = entry.type;
     std::memcpy(&block[157], entry.link.data(), std::min<std::size_t>(entry.link.size(), 100));
-    std::memcpy(&block[257], "ustar\0" "00", 8);
+    std::memcpy(&block[257],
+                "ustar\0"
+                "00",
+                8);
     std::memset(&block[148], ' ', 8);
     unsigned sum = 0;
     for (const char c : block) sum += static_cast<unsigned char>(c);

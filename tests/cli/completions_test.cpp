@@ -100,8 +100,8 @@ TEST(CliCompletions, NoFileNamesAnOptionTheCommandLineLacks) {
   const auto names = command_line_names();
   for (const auto& document : documents()) {
     for (const auto& option : named_options(document)) {
-      EXPECT_TRUE(names.long_options.contains(option)) << document.path << " names --" << option
-                                                       << ", which rocm-doctor does not have";
+      EXPECT_TRUE(names.long_options.contains(option))
+          << document.path << " names --" << option << ", which rocm-doctor does not have";
     }
   }
 }

@@ -1,11 +1,10 @@
 // `diff` between two reports and `fleet` over many.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "render/run_tool.h"
 #include "support/run_binary.h"
@@ -61,8 +60,8 @@ TEST(Diff, FindingsAppearedDisappearedAndVersionsChanged) {
 
 TEST(Diff, ReportsAChangedROCmRelease) {
   testing::TempDir folder;
-  const auto before = report_of("gpu-mi250x-x4");   // ROCm 6.0.2
-  const auto after = report_of("gpu-mi300x-x8");    // ROCm 6.2.4
+  const auto before = report_of("gpu-mi250x-x4");  // ROCm 6.0.2
+  const auto after = report_of("gpu-mi300x-x8");   // ROCm 6.2.4
   ASSERT_EQ(before["versions"]["rocm"], "6.0.2") << before["versions"];
   ASSERT_EQ(after["versions"]["rocm"], "6.2.4") << after["versions"];
   const auto a = save(folder.path() / "a.json", before);
@@ -79,7 +78,8 @@ TEST(Diff, ReportsAChangedROCmRelease) {
 TEST(Diff, UnreadableReportIsAUsageError) {
   testing::TempDir folder;
   std::ofstream(folder.path() / "bad.json") << "{";
-  const auto result = run_doctor({"diff", (folder.path() / "bad.json").string(), (folder.path() / "bad.json").string()});
+  const auto result =
+      run_doctor({"diff", (folder.path() / "bad.json").string(), (folder.path() / "bad.json").string()});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("not valid JSON"), std::string::npos);
 }

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "probe/child_process.h"
-#include "support/run_binary.h"
 #include "render/run_tool.h"
+#include "support/run_binary.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {

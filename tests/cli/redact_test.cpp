@@ -1,14 +1,15 @@
 // --redact: no hostname, user name, home folder, address or GPU serial
 // survives in any format, nor in a capture's files.
+#include "report/redact.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "host/snapshot_host.h"
 #include "render/formats.h"
 #include "render/run_tool.h"
-#include "host/snapshot_host.h"
-#include "report/redact.h"
 #include "support/run_binary.h"
 #include "support/snapshot_builder.h"
 
@@ -26,9 +27,17 @@ const std::string kScenarios = ROCM_DOCTOR_SCENARIOS_DIR;
 struct SecretMachine {
   testing::TempDir folder;
   fs::path snapshot;
-  std::vector<std::string> secrets = {"gpu-node-17.example.org", "gpu-node-17", "o'neil admin", "neil admin",
-                                      "/home/oneil", "10.23.4.5", "fe80::1c2d:3eff:fe4f:5a6b", "0c:42:a1:9e:77:10",
-                                      "a0e8bc60b4ca2a5b", "11594724364201372251", "SN-MI300X-0042",
+  std::vector<std::string> secrets = {"gpu-node-17.example.org",
+                                      "gpu-node-17",
+                                      "o'neil admin",
+                                      "neil admin",
+                                      "/home/oneil",
+                                      "10.23.4.5",
+                                      "fe80::1c2d:3eff:fe4f:5a6b",
+                                      "0c:42:a1:9e:77:10",
+                                      "a0e8bc60b4ca2a5b",
+                                      "11594724364201372251",
+                                      "SN-MI300X-0042",
                                       "4c4c4544-0042-3510-8052-b4c04f4d3332"};
 
   SecretMachine() {
@@ -37,8 +46,9 @@ struct SecretMachine {
     const auto root = snapshot / "root";
     write(root / "proc/sys/kernel/hostname", "gpu-node-17.example.org\n");
     write(root / "etc/hostname", "gpu-node-17\n");
-    write(root / "proc/cmdline", "BOOT_IMAGE=/vmlinuz root=UUID=4c4c4544-0042-3510-8052-b4c04f4d3332 "
-                                 "ip=10.23.4.5 ipv6=fe80::1c2d:3eff:fe4f:5a6b hwaddr=0c:42:a1:9e:77:10\n");
+    write(root / "proc/cmdline",
+          "BOOT_IMAGE=/vmlinuz root=UUID=4c4c4544-0042-3510-8052-b4c04f4d3332 "
+          "ip=10.23.4.5 ipv6=fe80::1c2d:3eff:fe4f:5a6b hwaddr=0c:42:a1:9e:77:10\n");
     write(root / "sys/class/drm/card1/device/unique_id", "a0e8bc60b4ca2a5b\n");
     write(root / "sys/class/drm/card1/device/serial_number", "SN-MI300X-0042\n");
     write(root / "etc/passwd", "root:x:0:0:root:/root:/bin/bash\no'neil admin:x:20001:20001::/home/oneil:/bin/bash\n");
@@ -95,8 +105,9 @@ TEST(Redact, SameValueSamePlaceholderAndQuotedFormsToo) {
   redactor.add(RedactKind::home, "/home/oneil");
   redactor.add(RedactKind::host, "node17");
   const auto once = redactor.apply("sudo usermod -aG render 'o'\\''neil admin' on node17 (node17.lan), /home/oneil/x");
-  EXPECT_EQ(once, "sudo usermod -aG render redacted-user-1 on redacted-host-1 (redacted-host-1.lan), "
-                  "/home/redacted-user-2/x");
+  EXPECT_EQ(once,
+            "sudo usermod -aG render redacted-user-1 on redacted-host-1 (redacted-host-1.lan), "
+            "/home/redacted-user-2/x");
   EXPECT_EQ(redactor.apply("o'neil admin"), "redacted-user-1") << "stable across strings";
   EXPECT_EQ(redactor.apply("anode17 node17x"), "anode17 node17x") << "only whole words";
   EXPECT_EQ(redactor.apply("ip 192.168.1.20, mac AA:BB:CC:DD:EE:FF, v6 2001:db8::7, 192.168.1.20"),

@@ -1,13 +1,14 @@
 // parse_report_digest reads reports with a SAX handler: it must give exactly
 // what reading the whole document gives (the reference below), on every
 // scenario's report and on reports with odd shapes.
+#include "report/report_digest.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "render/render.h"
 #include "rocm_doctor/text.h"
-#include "report/report_digest.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor::testing {
@@ -16,7 +17,9 @@ namespace {
 using nlohmann::json;
 
 // Words as diff and fleet print them: control characters escaped.
-std::string shown(const std::string& text) { return displayable(text, std::string::npos, false); }
+std::string shown(const std::string& text) {
+  return displayable(text, std::string::npos, false);
+}
 
 std::string text(const json& object, const char* key) {
   if (!object.is_object()) return "";
@@ -28,7 +31,8 @@ std::string text(const json& object, const char* key) {
 tl::expected<ReportDigest, std::string> document_digest(const std::string& input) {
   const auto report = json::parse(input, nullptr, false);
   if (report.is_discarded()) return tl::unexpected(std::string("not valid JSON"));
-  if (!report.is_object() || text(report, "schema") != "rocm-doctor/report") return tl::unexpected(std::string("not a report"));
+  if (!report.is_object() || text(report, "schema") != "rocm-doctor/report")
+    return tl::unexpected(std::string("not a report"));
   ReportDigest digest;
   const auto& host = report.contains("host") ? report["host"] : json();
   digest.hostname = text(host, "hostname");
@@ -103,7 +107,8 @@ TEST(ReportDigest, OddShapesReadAsTheirDocument) {
   const std::vector<std::string> cases = {
       head + R"("host": {"hostname": "a", "os": "Debian", "kernel": 6}, "tool": 1})",
       head + R"("host": {"hostname": "a"}, "host": {"os": "b"}, "summary": {"worst": "error"}, "summary": 3})",
-      head + R"("versions": {"rocm": "6.2", "driver": 5, "os": "override", "rocm": {"x": 1}}, "tool": {"version": "9"}})",
+      head +
+          R"("versions": {"rocm": "6.2", "driver": 5, "os": "override", "rocm": {"x": 1}}, "tool": {"version": "9"}})",
       head + R"("checks": [1, "x", [], {"id": "a", "status": "ok", "findings": [{"id": "f", "severity": "error",)"
              R"( "summary": "s", "detail": {"deep": [1, {"id": "no"}]}}, 7, {"id": ["no"]}]},)"
              R"( {"findings": [{"id": "before"}], "id": "b", "status": "warning", "findings": {"id": "no"}},)"
@@ -111,9 +116,10 @@ TEST(ReportDigest, OddShapesReadAsTheirDocument) {
       head + R"("checks": [{"id": "a", "findings": [{"id": "x"}]}], "checks": {"id": "b"}})",
       head + R"("gpus": [{"pci_address": "0000:03:00.0", "name": "MI300X", "gfx": "gfx942"}, 5, {"name": "n"}]})",
       head + R"("gpus": [{"gfx": ""}], "gpus": [{"pci_address": "p", "gfx": "gfx90a", "gfx": null}]})",
-      head + R"("host": {"hostname": "h\u001b[2J", "os": "a\nb"}, "versions": {"ro\u0007cm": "6\r"},)"
-             R"( "checks": [{"id": "c\t", "status": "ok", "findings": [{"id": "f", "summary": "x\u001b]0;t\u0007\nFORGED"}]}],)"
-             R"( "gpus": [{"pci_address": "p", "name": "n\u001b[31m"}]})",
+      head +
+          R"("host": {"hostname": "h\u001b[2J", "os": "a\nb"}, "versions": {"ro\u0007cm": "6\r"},)"
+          R"( "checks": [{"id": "c\t", "status": "ok", "findings": [{"id": "f", "summary": "x\u001b]0;t\u0007\nFORGED"}]}],)"
+          R"( "gpus": [{"pci_address": "p", "name": "n\u001b[31m"}]})",
       head + R"("schema": "other"})",
       R"({"schema": 5})",
       R"([{"schema": "rocm-doctor/report"}])",

@@ -50,12 +50,13 @@ TEST(Security, TheBinaryImportsNoNetworkOrShellCalls) {
 TEST(Security, RunsAsNobody) {
   if (::geteuid() != 0) GTEST_SKIP() << "already unprivileged: every other test shows it";
   if (!std::filesystem::exists("/usr/bin/setpriv")) GTEST_SKIP() << "setpriv (util-linux) is not installed";
-  const std::vector<std::string> as_nobody = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                              "--", ROCM_DOCTOR_BINARY};
+  const std::vector<std::string> as_nobody = {
+      "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", ROCM_DOCTOR_BINARY};
   auto replay = as_nobody;
   replay.insert(replay.end(), {"--replay", kScenario, "--json"});
   const auto replayed = run(replay);
-  if (replayed.exit_code == 126 || replayed.exec_error.size() > 0) GTEST_SKIP() << "the build folder is not readable by nobody";
+  if (replayed.exit_code == 126 || replayed.exec_error.size() > 0)
+    GTEST_SKIP() << "the build folder is not readable by nobody";
   EXPECT_EQ(replayed.exit_code, std::optional<int>(0)) << replayed.err_tail;
   EXPECT_TRUE(nlohmann::json::parse(replayed.out, nullptr, false).is_object());
 

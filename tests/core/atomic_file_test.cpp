@@ -1,21 +1,22 @@
 // write_file_atomically: replace regular files by rename; write straight
 // into a FIFO or a character device such as /dev/null instead of renaming
 // over it; refuse what no report should be written into.
-#include <gtest/gtest.h>
+#include "util/atomic_file.h"
+
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <future>
 
 #include "render/run_tool.h"
 #include "support/snapshot_builder.h"
-#include "util/atomic_file.h"
 
 namespace rocm_doctor {
 namespace {

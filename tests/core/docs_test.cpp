@@ -11,8 +11,8 @@
 #include "core/explain.h"
 #include "core/report_versions.h"
 #include "rocm_doctor/check.h"
-#include "rocm_doctor/text.h"
 #include "rocm_doctor/policy.h"
+#include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
 namespace {
@@ -117,7 +117,8 @@ TEST(Docs, EveryVersionKeyIsDocumentedAndNoOther) {
 
 TEST(Docs, FindSectionStopsAtTheNextHeadingOfTheSameLevel) {
   constexpr std::string_view kDocument =
-      "# Title\n## access\nintro\n### access.ok\nSeverity: ok.\nfine\n### access.kfd-denied\nSeverity: error.\n## driver\n";
+      "# Title\n## access\nintro\n### access.ok\nSeverity: ok.\nfine\n### access.kfd-denied\nSeverity: error.\n## "
+      "driver\n";
   EXPECT_EQ(find_section(kDocument, "access.ok"), "### access.ok\nSeverity: ok.\nfine\n");
   const auto check = find_section(kDocument, "access");
   ASSERT_TRUE(check);

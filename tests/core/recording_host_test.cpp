@@ -1,5 +1,7 @@
 // The recording host writes only inside its snapshot folder, whatever the
 // machine it records does meanwhile, and keeps what root/ cannot hold.
+#include "host/recording_host.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -7,7 +9,6 @@
 #include <fstream>
 
 #include "host/live_host.h"
-#include "host/recording_host.h"
 #include "host/snapshot_host.h"
 #include "render/run_tool.h"
 #include "support/snapshot_builder.h"
@@ -82,7 +83,8 @@ TEST_F(RecordingInside, ListingsDoNotCreateEntriesThroughALink) {
 TEST_F(RecordingInside, RecordsOwnerAndModeOfAFolderForReplay) {
   const auto folder = machine_.path() / "cache";
   fs::create_directory(folder);
-  fs::permissions(folder, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);  // 0750, whatever the umask
+  fs::permissions(folder,
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);  // 0750, whatever the umask
   fs::create_directory_symlink(folder, machine_.path() / "cache-link");
   struct stat real {};
   ASSERT_EQ(::stat(folder.c_str(), &real), 0);

@@ -44,7 +44,8 @@ TEST(Runner, AThrowingCheckBecomesAnInternalErrorForThatCheckOnly) {
 
 TEST(Runner, ExitCodeFollowsFailOn) {
   Report report;
-  report.checks.push_back({"warns", "Warns", CheckStatus::warning, 0, {make_finding("warns.x", Severity::warning, "x")}, "", ""});
+  report.checks.push_back(
+      {"warns", "Warns", CheckStatus::warning, 0, {make_finding("warns.x", Severity::warning, "x")}, "", ""});
   EXPECT_EQ(exit_code_for(report, Severity::error), ExitCode::ok);
   EXPECT_EQ(exit_code_for(report, Severity::warning), ExitCode::findings);
   report.checks.push_back({"throws", "Throws", CheckStatus::internal_error, 0, {}, "", "boom"});

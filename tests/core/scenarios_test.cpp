@@ -99,7 +99,8 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
     EXPECT_EQ(versions, want) << "versions";
   }
   for (const auto& [key, value] : report.versions) {
-    EXPECT_NE(std::find(version_keys().begin(), version_keys().end(), key), version_keys().end()) << "undocumented " << key;
+    EXPECT_NE(std::find(version_keys().begin(), version_keys().end(), key), version_keys().end())
+        << "undocumented " << key;
     EXPECT_FALSE(value.empty() || value == "unknown") << key;
   }
   const auto declared = declared_finding_ids();
@@ -114,18 +115,18 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Scenario, ::testing::ValuesIn(scenario_names()),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(All, Scenario, ::testing::ValuesIn(scenario_names()), [](const auto& info) {
+  std::string name = info.param;
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+  return name;
+});
 
 TEST(Scenarios, CoverEveryFindingId) {
   std::set<std::string> covered;
   for (const auto& name : scenario_names()) {
-    for (const auto& [id, severity] :
-         load_expectation(fs::path(ROCM_DOCTOR_SCENARIOS_DIR) / name).value("expect", std::map<std::string, std::string>{})) {
+    for (const auto& [id, severity] : load_expectation(fs::path(ROCM_DOCTOR_SCENARIOS_DIR) / name)
+                                          .value("expect", std::map<std::string, std::string>{})) {
       covered.insert(id);
     }
   }

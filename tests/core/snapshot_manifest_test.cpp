@@ -86,10 +86,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"env":{"A":1}})", "'env.A'"},
         BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"nodes":{"/etc/x":{}}})",
                     "not a /dev path"},
-        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"nodes":{"/dev/kfd":{"mode":"rw"}}})",
-                    "octal string"},
-        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"nodes":{"/dev/kfd":{"type":"pipe"}}})",
-                    "expected char"},
+        BadManifest{
+            R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"nodes":{"/dev/kfd":{"mode":"rw"}}})",
+            "octal string"},
+        BadManifest{
+            R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"nodes":{"/dev/kfd":{"type":"pipe"}}})",
+            "expected char"},
         BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"probes":[]})",
                     "'probes' must be an object"},
         BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},"stat":[]})",

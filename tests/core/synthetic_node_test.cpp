@@ -1,9 +1,10 @@
 // Correctness at scale: a healthy synthetic node with 64 GPUs (and a large
 // group file) replays with every GPU found and no false warning.
+#include "support/synthetic_node.h"
+
 #include <gtest/gtest.h>
 
 #include "support/snapshot_builder.h"
-#include "support/synthetic_node.h"
 
 namespace rocm_doctor::testing {
 namespace {
@@ -36,9 +37,13 @@ void expect_healthy_with_gpus(int gpus, int groups) {
   }
 }
 
-TEST(SyntheticNode, OneGpuIsHealthy) { expect_healthy_with_gpus(1, 0); }
+TEST(SyntheticNode, OneGpuIsHealthy) {
+  expect_healthy_with_gpus(1, 0);
+}
 
-TEST(SyntheticNode, SixtyFourGpusAndTwoThousandGroupsAreHealthy) { expect_healthy_with_gpus(64, 2000); }
+TEST(SyntheticNode, SixtyFourGpusAndTwoThousandGroupsAreHealthy) {
+  expect_healthy_with_gpus(64, 2000);
+}
 
 }  // namespace
 }  // namespace rocm_doctor::testing

@@ -37,7 +37,8 @@ TEST(Text, ParseUintRejectsGarbageSignsAndOverflow) {
 
 TEST(Text, ParseEnvFileHandlesQuotesCommentsAndJunk) {
   const auto values = parse_env_file(
-      "# comment\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nID=ubuntu\nnot a pair\n=novalue\nPRETTY_NAME='Ubuntu 22.04.4 LTS'\n");
+      "# comment\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nID=ubuntu\nnot a pair\n=novalue\nPRETTY_NAME='Ubuntu 22.04.4 "
+      "LTS'\n");
   EXPECT_EQ(values.at("NAME"), "Ubuntu");
   EXPECT_EQ(values.at("VERSION_ID"), "22.04");
   EXPECT_EQ(values.at("ID"), "ubuntu");
@@ -64,7 +65,10 @@ TEST(Text, DisplayableEscapesControlCharactersAndKeepsText) {
   EXPECT_EQ(displayable("a\nb\tc\r", 100, false), "a\\x0ab\\x09c\\x0d");
   EXPECT_EQ(displayable("a\nb\tc\r", 100, true), "a\nb\tc\\x0d");
   // C1 controls (U+009B is a one-character CSI) are escaped byte by byte; other UTF-8 stays.
-  EXPECT_EQ(displayable("x\xc2\x9b" "2Jy", 100, false), "x\\xc2\\x9b2Jy");
+  EXPECT_EQ(displayable("x\xc2\x9b"
+                        "2Jy",
+                        100, false),
+            "x\\xc2\\x9b2Jy");
   EXPECT_EQ(displayable("\xc2\x85", 100, true), "\\xc2\\x85");
   EXPECT_EQ(displayable("caf\xc3\xa9 \xc2\xa0 \xe2\x9c\x93", 100, false), "caf\xc3\xa9 \xc2\xa0 \xe2\x9c\x93");
   // Cut on a UTF-8 boundary, saying how long the text was.

@@ -3,12 +3,13 @@
 //   two-gpus (default), smoke-fail, segv, hang, noisy, no-device, not-initialized,
 //   hang-with-child and segv-with-child (a helper process that outlives the
 //   call, as a runtime's worker might: it must not outlive the probe).
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
-#include <unistd.h>
 
 namespace {
 
@@ -61,8 +62,8 @@ int hipGetDeviceCount(int* count) {
   if (behaviour == "hang" || behaviour == "hang-with-child") {
     for (;;) ::pause();
   }
-  if (behaviour == "no-device") return 100;        // hipErrorNoDevice
-  if (behaviour == "not-initialized") return 3;    // hipErrorNotInitialized
+  if (behaviour == "no-device") return 100;      // hipErrorNoDevice
+  if (behaviour == "not-initialized") return 3;  // hipErrorNotInitialized
   *count = 2;
   return 0;
 }
@@ -102,7 +103,9 @@ const char* hipGetErrorName(int code) {
   }
 }
 
-const char* hipGetErrorString(int code) { return hipGetErrorName(code); }
+const char* hipGetErrorString(int code) {
+  return hipGetErrorName(code);
+}
 
 int hipMemGetInfo(std::size_t* free_bytes, std::size_t* total) {
   *total = kGpus[g_device].memory;

@@ -24,8 +24,12 @@ struct Handle {
 
 extern "C" {
 
-int hsa_init() { return 0; }
-int hsa_shut_down() { return 0; }
+int hsa_init() {
+  return 0;
+}
+int hsa_shut_down() {
+  return 0;
+}
 
 int hsa_iterate_agents(int (*callback)(Handle, void*), void* data) {
   for (std::uint64_t i = 0; i < 3; ++i) {

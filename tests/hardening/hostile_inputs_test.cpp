@@ -67,9 +67,11 @@ DoctorRun replay(const DamagedSnapshot& snapshot, std::vector<std::string> extra
   const auto seconds = std::chrono::duration<double>(run.wall).count();
   std::printf("[ measured ] %s: %.2f s\n", ::testing::UnitTest::GetInstance()->current_test_info()->name(), seconds);
   EXPECT_FALSE(run.process.timed_out) << "hang: no end within " << kHangGuard.count() << " s";
-  EXPECT_FALSE(run.process.signal) << "killed by signal " << run.process.signal.value_or(0) << "\n" << run.process.err_tail;
+  EXPECT_FALSE(run.process.signal) << "killed by signal " << run.process.signal.value_or(0) << "\n"
+                                   << run.process.err_tail;
   EXPECT_TRUE(run.process.exit_code == 0 || run.process.exit_code == 1)
-      << "exit " << run.process.exit_code.value_or(-1) << " (3 is an internal error)\n" << run.process.err_tail;
+      << "exit " << run.process.exit_code.value_or(-1) << " (3 is an internal error)\n"
+      << run.process.err_tail;
   EXPECT_TRUE(run.report.is_object()) << "stdout is not a JSON report:\n" << run.process.out.substr(0, 2000);
   if (run.report.is_object()) {
     EXPECT_EQ(run.report["summary"]["internal_errors"], 0) << run.process.out.substr(0, 4000);
@@ -160,14 +162,12 @@ TEST_P(HostileNumber, IsAFindingNotASilentCpuNode) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kfd, HostileNumber,
-    ::testing::Values(BadNumber{"NegativeSimdCount", "simd_count", "-1", "simd_count -1"},
-                      BadNumber{"OverflowingSimdCount", "simd_count", "99999999999999999999",
-                                "simd_count 99999999999999999999"},
-                      BadNumber{"ZeroGfxTargetVersion", "gfx_target_version", "0", "gfx_target_version 0"},
-                      BadNumber{"HugeGfxTargetVersion", "gfx_target_version", "4294967295",
-                                "gfx_target_version 4294967295"},
-                      BadNumber{"OverflowingDeviceId", "device_id", "184467440737095516160",
-                                "device_id 184467440737095516160"}),
+    ::testing::Values(
+        BadNumber{"NegativeSimdCount", "simd_count", "-1", "simd_count -1"},
+        BadNumber{"OverflowingSimdCount", "simd_count", "99999999999999999999", "simd_count 99999999999999999999"},
+        BadNumber{"ZeroGfxTargetVersion", "gfx_target_version", "0", "gfx_target_version 0"},
+        BadNumber{"HugeGfxTargetVersion", "gfx_target_version", "4294967295", "gfx_target_version 4294967295"},
+        BadNumber{"OverflowingDeviceId", "device_id", "184467440737095516160", "device_id 184467440737095516160"}),
     [](const auto& info) { return info.param.name; });
 
 class KfdNotADevice : public ::testing::TestWithParam<std::string> {};
@@ -195,14 +195,16 @@ TEST(HostileInput, SymlinkLoopsInSysfsEndAndAreNamed) {
   fs::create_symlink("../../../bus/pci/devices/0000:03:00.0", pci_link);  // a link to itself
   const auto run = replay(snapshot);
   const auto text = finding_text(run, "gpu.kfd-properties-invalid");
-  EXPECT_NE(text.find("KFD node 1 properties cannot be read (too many levels of symbolic links)"), std::string::npos) << text;
+  EXPECT_NE(text.find("KFD node 1 properties cannot be read (too many levels of symbolic links)"), std::string::npos)
+      << text;
 }
 
 TEST(HostileInput, GroupFileWithOneHundredThousandGroups) {
   const DamagedSnapshot snapshot;
   std::ifstream in(snapshot.real("/etc/group"));
   std::string groups{std::istreambuf_iterator<char>(in), {}};
-  for (int i = 0; i < 100'000; ++i) groups += "ldapgroup" + std::to_string(i) + ":x:" + std::to_string(200'000 + i) + ":alice,bob\n";
+  for (int i = 0; i < 100'000; ++i)
+    groups += "ldapgroup" + std::to_string(i) + ":x:" + std::to_string(200'000 + i) + ":alice,bob\n";
   snapshot.write("/etc/group", groups);
   const auto run = replay(snapshot);
   // The render group is still found among them: access stays granted, not a false alarm.

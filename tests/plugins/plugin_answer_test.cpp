@@ -1,9 +1,10 @@
 // A plugin's answer is parsed strictly, and a finished plugin child is judged
 // the same way whatever it did (tables of cases).
+#include "plugins/plugin_answer.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include "plugins/plugin_answer.h"
 #include "plugins/plugin_runner.h"
 
 namespace rocm_doctor::plugins {
@@ -14,7 +15,9 @@ using namespace std::chrono_literals;
 
 const std::set<std::string, std::less<>> kBuiltin = {"driver.no-amd-gpu", "access.relogin-required"};
 
-Json answer_with(Json finding) { return {{"protocol", 1}, {"findings", Json::array({std::move(finding)})}}; }
+Json answer_with(Json finding) {
+  return {{"protocol", 1}, {"findings", Json::array({std::move(finding)})}};
+}
 
 Json good_finding() {
   return {{"id", "site.scratch.full"},
@@ -23,9 +26,7 @@ Json good_finding() {
           {"detail", "Jobs write caches there.\nClean it."},
           {"evidence", {{{"source", "df /scratch"}, {"value", "97%"}}}},
           {"fix",
-           {{{"description", "Clean old job folders"},
-             {"commands", {"rm -rf /scratch/old"}},
-             {"needs_root", true}}}}};
+           {{{"description", "Clean old job folders"}, {"commands", {"rm -rf /scratch/old"}}, {"needs_root", true}}}}};
 }
 
 TEST(PluginAnswer, AValidAnswerBecomesFindings) {
@@ -65,7 +66,8 @@ TEST(PluginAnswer, EveryWayToGetItWrongIsNamed) {
       {Json::array(), "the answer is not a JSON object"},
       {{{"findings", Json::array()}}, "the answer has no 'protocol'"},
       {{{"protocol", 2}, {"findings", Json::array()}}, "the answer speaks protocol 2, the doctor speaks protocol 1"},
-      {{{"protocol", "1"}, {"findings", Json::array()}}, "the answer speaks protocol \"1\", the doctor speaks protocol 1"},
+      {{{"protocol", "1"}, {"findings", Json::array()}},
+       "the answer speaks protocol \"1\", the doctor speaks protocol 1"},
       {{{"protocol", 1}}, "the answer has no 'findings'"},
       {{{"protocol", 1}, {"findings", Json::object()}}, "'findings' is not an array"},
       {{{"protocol", 1}, {"findings", Json::array()}, {"extra", 1}}, "the answer has the unknown field 'extra'"},
@@ -77,10 +79,12 @@ TEST(PluginAnswer, EveryWayToGetItWrongIsNamed) {
        "findings[0].id 'driver.no-amd-gpu' is a built-in id; a plugin's ids start with 'site.scratch.'"},
       {with("id", "site.other.x"),
        "findings[0].id 'site.other.x' is not of the form 'site.scratch.<name>' ([a-z0-9-] words joined by dots)"},
-      {with("id", "site.scratch."), "findings[0].id 'site.scratch.' is not of the form 'site.scratch.<name>' ([a-z0-9-] "
-                                    "words joined by dots)"},
-      {with("id", "site.scratch.Upper"), "findings[0].id 'site.scratch.Upper' is not of the form 'site.scratch.<name>' "
-                                         "([a-z0-9-] words joined by dots)"},
+      {with("id", "site.scratch."),
+       "findings[0].id 'site.scratch.' is not of the form 'site.scratch.<name>' ([a-z0-9-] "
+       "words joined by dots)"},
+      {with("id", "site.scratch.Upper"),
+       "findings[0].id 'site.scratch.Upper' is not of the form 'site.scratch.<name>' "
+       "([a-z0-9-] words joined by dots)"},
       {with("summary", 42), "findings[0].summary is not a string"},
       {with("summary", "red\x1b[31malert"), "findings[0].summary contains the control character U+001B"},
       {with("summary", "two\nlines"), "findings[0].summary contains the control character U+000A"},
@@ -90,7 +94,8 @@ TEST(PluginAnswer, EveryWayToGetItWrongIsNamed) {
       {with("evidence", Json::object()), "findings[0].evidence is not an array"},
       {with("evidence", {{{"source", "x"}}}), "findings[0].evidence[0].value is missing"},
       {with("fix", {{{"commands", {"true"}}}}), "findings[0].fix[0].description is missing"},
-      {with("fix", {{{"description", "d"}, {"needs_root", "yes"}}}), "findings[0].fix[0].needs_root is not true or false"},
+      {with("fix", {{{"description", "d"}, {"needs_root", "yes"}}}),
+       "findings[0].fix[0].needs_root is not true or false"},
       {with("fix", {{{"description", "d"}, {"commands", {1}}}}), "findings[0].fix[0].commands[0] is not a string"},
       {with("fix", {{{"description", "d"}, {"commands", {"a\nb"}}}}),
        "findings[0].fix[0].commands[0] contains the control character U+000A"},
@@ -183,7 +188,10 @@ TEST(ValidUtf8, KeepsTextAndReplacesBrokenBytes) {
   EXPECT_FALSE(is_valid_utf8("\xc0\xaf")) << "overlong";
   EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80")) << "surrogate";
   EXPECT_FALSE(is_valid_utf8("\xe2\x82")) << "cut short";
-  EXPECT_EQ(valid_utf8("a\xff" "b"), "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(valid_utf8("a\xff"
+                       "b"),
+            "a\xef\xbf\xbd"
+            "b");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Finding plugins: names, ignored files, and which folders and files are
 // trusted (tables), then real folders on this machine through the LiveHost.
+#include "plugins/plugin_scan.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,7 +10,6 @@
 #include <fstream>
 
 #include "host/live_host.h"
-#include "plugins/plugin_scan.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor::plugins {
@@ -26,20 +27,26 @@ NodeInfo node(std::uint32_t mode, std::uint32_t uid, std::uint32_t gid) {
 }
 
 TEST(PluginName, IsTheFileNameSanitised) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"gpu-firmware.sh", "gpu-firmware"}, {"gpu_Firmware.py", "gpu-firmware"}, {"check", "check"},
-      {"10-scratch.sh", "10-scratch"},     {"a..b c!.sh", "a-b-c"},             {"check.v2.py", "check-v2"},
-      {"__.sh", ""},                       {"-x-.sh", "x"},                      {"Überprüfung", "berpr-fung"}};
+  const std::vector<std::pair<std::string, std::string>> cases = {{"gpu-firmware.sh", "gpu-firmware"},
+                                                                  {"gpu_Firmware.py", "gpu-firmware"},
+                                                                  {"check", "check"},
+                                                                  {"10-scratch.sh", "10-scratch"},
+                                                                  {"a..b c!.sh", "a-b-c"},
+                                                                  {"check.v2.py", "check-v2"},
+                                                                  {"__.sh", ""},
+                                                                  {"-x-.sh", "x"},
+                                                                  {"Überprüfung", "berpr-fung"}};
   for (const auto& [file, name] : cases) EXPECT_EQ(plugin_name(file), name) << file;
 }
 
 TEST(IgnoredFileName, DotfilesBackupsAndPackageLeftovers) {
-  for (const auto* name : {".hidden", "check.sh~", "check.sh.dpkg-old", "check.sh.dpkg-dist", "check.sh.dpkg-new",
-                           "check.sh.rpmnew", "check.sh.rpmsave", "check.sh.bak", "check.sh.orig", "check.sh.ucf-dist",
-                           "check.sh.disabled"}) {
+  for (const auto* name :
+       {".hidden", "check.sh~", "check.sh.dpkg-old", "check.sh.dpkg-dist", "check.sh.dpkg-new", "check.sh.rpmnew",
+        "check.sh.rpmsave", "check.sh.bak", "check.sh.orig", "check.sh.ucf-dist", "check.sh.disabled"}) {
     EXPECT_TRUE(ignored_file_name(name)) << name;
   }
-  for (const auto* name : {"check.sh", "check", "10-check.py", "dpkg-check"}) EXPECT_FALSE(ignored_file_name(name)) << name;
+  for (const auto* name : {"check.sh", "check", "10-check.py", "dpkg-check"})
+    EXPECT_FALSE(ignored_file_name(name)) << name;
 }
 
 TEST(UnsafeReason, TrustsRootAndTheRunningUserOnly) {

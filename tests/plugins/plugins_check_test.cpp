@@ -107,10 +107,11 @@ TEST(PluginsCheck, EachWayOfFailingIsSaidPlainly) {
   };
   const Json plugins = {
       failing("hang", {{"status", "timeout"}, {"timeout_ms", 2000}, {"signal", 9}, {"signal_name", "SIGKILL"}}),
-      failing("crash", {{"status", "crashed"}, {"signal", 11}, {"signal_name", "SIGSEGV"},
-                        {"stderr_tail", "about to crash\n"}}),
+      failing("crash",
+              {{"status", "crashed"}, {"signal", 11}, {"signal_name", "SIGSEGV"}, {"stderr_tail", "about to crash\n"}}),
       failing("exit", {{"status", "exit-code"}, {"exit_code", 3}}),
-      failing("garbage", {{"status", "invalid-output"}, {"problem", "its stdout is not UTF-8 text"},
+      failing("garbage", {{"status", "invalid-output"},
+                          {"problem", "its stdout is not UTF-8 text"},
                           {"stdout_head", "hello \xef\xbf\xbd"}}),
       failing("twin", {{"status", "duplicate"}, {"problem", "the name 'twin' is already taken by /etc/x/twin.sh"}}),
   };
@@ -130,19 +131,20 @@ TEST(PluginsCheck, EachWayOfFailingIsSaidPlainly) {
 }
 
 TEST(PluginsCheck, AnUnsafeFolderNamesOwnerModeAndTheFix) {
-  const auto report = run_with(record(
-      {folder("/srv/site checks", "unsafe",
-              {{"problem", "owned by uid 1001, not root and writable by every user (mode 0777)"},
-               {"unsafe_path", "/srv/site checks"},
-               {"uid", 1001},
-               {"gid", 1001},
-               {"mode", "0777"}})},
-      Json::array()));
+  const auto report =
+      run_with(record({folder("/srv/site checks", "unsafe",
+                              {{"problem", "owned by uid 1001, not root and writable by every user (mode 0777)"},
+                               {"unsafe_path", "/srv/site checks"},
+                               {"uid", 1001},
+                               {"gid", 1001},
+                               {"mode", "0777"}})},
+                      Json::array()));
   const auto* unsafe = find_finding(report, "plugin.unsafe-folder");
   ASSERT_NE(unsafe, nullptr);
   EXPECT_EQ(unsafe->severity, Severity::warning);
-  EXPECT_EQ(unsafe->summary,
-            "Plugin folder /srv/site checks refused: owned by uid 1001, not root and writable by every user (mode 0777)");
+  EXPECT_EQ(
+      unsafe->summary,
+      "Plugin folder /srv/site checks refused: owned by uid 1001, not root and writable by every user (mode 0777)");
   EXPECT_EQ(unsafe->evidence[0].value, "mode 0777, owner uid 1001, group gid 1001");
   ASSERT_EQ(unsafe->fixes.size(), 1U);
   EXPECT_EQ(unsafe->fixes[0].commands,
@@ -152,8 +154,9 @@ TEST(PluginsCheck, AnUnsafeFolderNamesOwnerModeAndTheFix) {
 
 // alice's own world-writable folder: she can chmod it herself.
 TEST(PluginsCheck, TheUsersOwnFolderNeedsNoRootToFix) {
-  Json own = folder("/home/alice/.config/rocm-doctor/checks.d", "unsafe",
-                    {{"problem", "writable by every user (mode 0777)"}, {"uid", 1000}, {"gid", 1000}, {"mode", "0777"}});
+  Json own =
+      folder("/home/alice/.config/rocm-doctor/checks.d", "unsafe",
+             {{"problem", "writable by every user (mode 0777)"}, {"uid", 1000}, {"gid", 1000}, {"mode", "0777"}});
   own["origin"] = "user";
   const auto report = run_with(record({own}, Json::array()));
   const auto* unsafe = find_finding(report, "plugin.unsafe-folder");
@@ -164,12 +167,17 @@ TEST(PluginsCheck, TheUsersOwnFolderNeedsNoRootToFix) {
 }
 
 TEST(PluginsCheck, AnUnsafeFileAndAnUnreadableFolder) {
-  const Json refused = {{"name", "open"},  {"path", "/srv/checks/open.sh"}, {"folder", "/srv/checks"},
-                        {"status", "refused"}, {"problem", "writable by every user (mode 0757)"},
-                        {"uid", 0},           {"gid", 0},                   {"mode", "0757"}};
-  const auto report = run_with(record(
-      {folder("/srv/checks", "ok"), folder("/etc/rocm-doctor/checks.d", "unreadable", {{"problem", "Permission denied"}})},
-      {refused}));
+  const Json refused = {{"name", "open"},
+                        {"path", "/srv/checks/open.sh"},
+                        {"folder", "/srv/checks"},
+                        {"status", "refused"},
+                        {"problem", "writable by every user (mode 0757)"},
+                        {"uid", 0},
+                        {"gid", 0},
+                        {"mode", "0757"}};
+  const auto report = run_with(record({folder("/srv/checks", "ok"), folder("/etc/rocm-doctor/checks.d", "unreadable",
+                                                                           {{"problem", "Permission denied"}})},
+                                      {refused}));
   const auto* file = find_finding(report, "plugin.unsafe-file");
   ASSERT_NE(file, nullptr);
   EXPECT_EQ(file->fixes[0].commands, (std::vector<std::string>{"sudo chmod go-w /srv/checks/open.sh"}));

@@ -87,7 +87,8 @@ TEST_F(PluginRun, ShellAndPythonPluginsAnswerWithTheirFindings) {
   ASSERT_NE(facts, nullptr) << result.out;
   EXPECT_NE(facts->at("summary").get<std::string>().find("protocol 1, doctor "), std::string::npos);
   EXPECT_NE(facts->at("summary").get<std::string>().find("prefix site.facts."), std::string::npos);
-  EXPECT_EQ(facts->at("evidence")[0]["value"], "doctor,driver,environment,gpus,host,options,plugin,protocol,rocm,source");
+  EXPECT_EQ(facts->at("evidence")[0]["value"],
+            "doctor,driver,environment,gpus,host,options,plugin,protocol,rocm,source");
   EXPECT_NE(with_id(findings, "plugin.ran", "2 site plugins ran"), nullptr);
   EXPECT_EQ(doctor({"--fail-on", "warning"}).exit_code, 1);
 }
@@ -130,7 +131,8 @@ TEST_F(PluginRun, AHangingPluginIsKilledWithItsWholeGroup) {
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_LT(elapsed, 30s) << "the plugins were waited for instead of killed";
   const auto findings = findings_of(result.out);
-  EXPECT_NE(with_id(findings, "plugin.failed", "'hang' did not finish within 1 s and was killed"), nullptr) << result.out;
+  EXPECT_NE(with_id(findings, "plugin.failed", "'hang' did not finish within 1 s and was killed"), nullptr)
+      << result.out;
   EXPECT_NE(with_id(findings, "plugin.failed", "'sleepy' did not finish within 1 s and was killed"), nullptr);
   std::ifstream pids_file(markers_ / "hang.sh.pids");
   pid_t shell = 0;
@@ -162,8 +164,9 @@ TEST_F(PluginRun, PluginsLyingAboutTheirIdsAreNotBelieved) {
   const auto findings = findings_of(result.out);
   EXPECT_NE(with_id(findings, "plugin.failed", "'liar' gave an invalid answer: findings[1].id 'site.other.x'"), nullptr)
       << result.out;
-  EXPECT_NE(with_id(findings, "plugin.failed", "'shadow' gave an invalid answer: findings[0].id 'driver.no-amd-gpu' is "
-                                               "a built-in id"),
+  EXPECT_NE(with_id(findings, "plugin.failed",
+                    "'shadow' gave an invalid answer: findings[0].id 'driver.no-amd-gpu' is "
+                    "a built-in id"),
             nullptr);
   EXPECT_EQ(with_id(findings, "site.liar.fine"), nullptr);
   EXPECT_EQ(with_id(findings, "site.other.x"), nullptr);
@@ -220,8 +223,9 @@ TEST_F(PluginRun, PluginsInTheHomeFolderRunToo) {
 
 TEST_F(PluginRun, SkippingTheCheckRunsNoPlugin) {
   add("scratch.sh");
-  const auto result = testing::run_doctor({"--skip", "plugins", "--only", "os", "--json", "--plugin-dir", folder_.string()},
-                                          {{"HOME", home_.string()}, {"PLUGIN_TEST_MARKERS", markers_.string()}});
+  const auto result =
+      testing::run_doctor({"--skip", "plugins", "--only", "os", "--json", "--plugin-dir", folder_.string()},
+                          {{"HOME", home_.string()}, {"PLUGIN_TEST_MARKERS", markers_.string()}});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_FALSE(ran("scratch.sh"));
 }
@@ -232,8 +236,9 @@ TEST_F(PluginRun, CaptureStoresPluginResultsAndReplayShowsThemWithoutRunning) {
   add("scratch.sh");
   add("crash.sh");
   const auto snapshot = dir_.path() / "snap";
-  const auto capture = testing::run_doctor({"capture", snapshot.string(), "--only", "plugins", "--plugin-dir", folder_.string()},
-                                           {{"HOME", home_.string()}, {"PLUGIN_TEST_MARKERS", markers_.string()}});
+  const auto capture =
+      testing::run_doctor({"capture", snapshot.string(), "--only", "plugins", "--plugin-dir", folder_.string()},
+                          {{"HOME", home_.string()}, {"PLUGIN_TEST_MARKERS", markers_.string()}});
   ASSERT_EQ(capture.exit_code, 0) << capture.err;
   ASSERT_TRUE(ran("scratch.sh"));
   const auto manifest = Json::parse(std::ifstream(snapshot / "snapshot.json"));
@@ -266,7 +271,8 @@ TEST_F(PluginRun, PluginDirMustBeAFolderAndIsNotForReplays) {
 TEST_F(PluginRun, ListChecksShowsThePlugins) {
   add("scratch.sh");
   add("facts.py");
-  const auto result = testing::run_doctor({"--list-checks", "--plugin-dir", folder_.string()}, {{"HOME", home_.string()}});
+  const auto result =
+      testing::run_doctor({"--list-checks", "--plugin-dir", folder_.string()}, {{"HOME", home_.string()}});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("plugins"), std::string::npos);
   EXPECT_NE(result.out.find("site.scratch"), std::string::npos) << result.out;

@@ -44,7 +44,8 @@ TEST(CliPolicy, APassingPolicyPassesTheImageGate) {
 
 TEST(CliPolicy, MalformedPoliciesAreInputErrorsNamingFileAndPlace) {
   testing::TempDir dir;
-  const auto syntax = write_policy(dir, "syntax.json", "{\n  \"rocm-doctor-policy\": 1,\n  \"rules\": {\"rocm\" \">=6.2\"}\n}\n");
+  const auto syntax =
+      write_policy(dir, "syntax.json", "{\n  \"rocm-doctor-policy\": 1,\n  \"rules\": {\"rocm\" \">=6.2\"}\n}\n");
   auto result = run_doctor({"--replay", kScenarios + "/gpu-mi300x-x8", "--policy", syntax});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_TRUE(result.out.empty());
@@ -60,7 +61,8 @@ TEST(CliPolicy, MalformedPoliciesAreInputErrorsNamingFileAndPlace) {
   result = run_doctor({"--replay", kScenarios + "/gpu-mi300x-x8", "--policy", (dir.path() / "absent.json").string()});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("absent.json: no such file"), std::string::npos) << result.err;
-  const auto skip = write_policy(dir, "skip.json", R"({"rocm-doctor-policy": 1, "skip": [{"check": "acess", "reason": "x"}]})");
+  const auto skip =
+      write_policy(dir, "skip.json", R"({"rocm-doctor-policy": 1, "skip": [{"check": "acess", "reason": "x"}]})");
   result = run_doctor({"--list-checks", "--policy", skip});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("unknown check 'acess' (did you mean 'access'?)"), std::string::npos) << result.err;
@@ -70,7 +72,8 @@ TEST(CliPolicy, ListChecksShowsTheActivePolicies) {
   const auto result = run_doctor({"--list-checks", "--policy", kExamples + "/pytorch-training-image.json"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("access "), std::string::npos);
-  EXPECT_NE(result.out.find("Active policies (docs/policy-format.md):\npytorch-training-image ("), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("Active policies (docs/policy-format.md):\npytorch-training-image ("), std::string::npos)
+      << result.out;
   EXPECT_NE(result.out.find("rule torch"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("skip smi: the training image carries no rocm-smi"), std::string::npos) << result.out;
   EXPECT_EQ(run_doctor({"--list-checks"}).out.find("Active policies"), std::string::npos);

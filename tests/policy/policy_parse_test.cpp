@@ -68,7 +68,8 @@ TEST(PolicyParse, ObjectFormsCarrySeverityAndMessage) {
               "os": {"allow": ["debian"], "severity": "info"}, "rocm": {"version": "6.2.x"}}})");
   EXPECT_EQ(policy.name, "training");
   EXPECT_EQ(policy.description, "our image");
-  const auto torch = std::find_if(policy.rules.begin(), policy.rules.end(), [](const Rule& r) { return r.name == "torch"; });
+  const auto torch =
+      std::find_if(policy.rules.begin(), policy.rules.end(), [](const Rule& r) { return r.name == "torch"; });
   ASSERT_NE(torch, policy.rules.end());
   EXPECT_EQ(torch->severity, Severity::warning);
   EXPECT_EQ(torch->message, "torch 2.5 for 6.2");
@@ -94,7 +95,8 @@ TEST(PolicyParse, TolerateAndSkipNeedReasons) {
   EXPECT_NE(error_of(R"({"rocm-doctor-policy": 1, "skip": [{"check": "smi", "reason": "  "}]})").find("/skip/0/reason"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"rocm-doctor-policy": 1, "tolerate": [{"finding": "env.serialize", "max-severity": "fatal",
-            "reason": "x"}]})").find("/tolerate/0/max-severity: 'fatal' is not a severity"),
+            "reason": "x"}]})")
+                .find("/tolerate/0/max-severity: 'fatal' is not a severity"),
             std::string::npos);
 }
 
@@ -108,7 +110,8 @@ TEST(PolicyParse, SyntaxErrorsNameLineAndColumn) {
 TEST(PolicyParse, DuplicateKeysAreErrorsNotLastOneWins) {
   EXPECT_EQ(error_of(with_rules(R"({"rocm": ">=6.2", "gfx": ["gfx942"], "rocm": ">=5.0"})")),
             "site.json: duplicate key 'rocm' twice in /rules");
-  EXPECT_EQ(error_of(R"({"rocm-doctor-policy": 1, "name": "a", "name": "b"})"), "site.json: duplicate key 'name' twice in the policy");
+  EXPECT_EQ(error_of(R"({"rocm-doctor-policy": 1, "name": "a", "name": "b"})"),
+            "site.json: duplicate key 'name' twice in the policy");
   EXPECT_EQ(error_of(with_rules(R"({"os": [{"id": "ubuntu"}, {"id": "rhel", "id": "debian"}]})")),
             "site.json: duplicate key 'id' twice in /rules/os/[]");
   // The same key in sibling objects is fine.
@@ -124,7 +127,8 @@ TEST(PolicyParse, ContentErrorsNamePathAndProblem) {
       {R"({"rocm-doctor-policy": 1, "rule": {}})", "site.json: /rule: unknown key 'rule' (did you mean 'rules'?)"},
       {with_rules(R"({"rocm": ">=6.x"})"), "site.json: /rules/rocm: bad version range: '>=6.x': a wildcard"},
       {with_rules(R"({"rocm": 6.2})"), "site.json: /rules/rocm: expected a string, found number"},
-      {with_rules(R"({"rocm": {"versoin": "6.2"}})"), "/rules/rocm/versoin: unknown key 'versoin' (did you mean 'version'?)"},
+      {with_rules(R"({"rocm": {"versoin": "6.2"}})"),
+       "/rules/rocm/versoin: unknown key 'versoin' (did you mean 'version'?)"},
       {with_rules(R"({"rocm": {"severity": "warning"}})"), "/rules/rocm: missing \"version\""},
       {with_rules(R"({"rocm": {"version": "6.2", "severity": "ok"}})"), "/rules/rocm/severity: 'ok' is not a severity"},
       {with_rules(R"({"cuda": "12"})"), "/rules/cuda: unknown key 'cuda'"},
@@ -134,14 +138,20 @@ TEST(PolicyParse, ContentErrorsNamePathAndProblem) {
       {with_rules(R"({"gpu-count": 2.5})"), "/rules/gpu-count: expected a whole number"},
       {with_rules(R"({"gpu-vram": -1})"), "/rules/gpu-vram: expected a number greater than 0"},
       {with_rules(R"({"torch": {"message": "x"}})"), "/rules/torch: needs \"version\" and/or \"rocm\""},
-      {with_rules(R"({"amdgpu-driver": {"severity": "info"}})"), "/rules/amdgpu-driver: needs \"version\" and/or \"rocm\""},
+      {with_rules(R"({"amdgpu-driver": {"severity": "info"}})"),
+       "/rules/amdgpu-driver: needs \"version\" and/or \"rocm\""},
       {with_rules(R"({"torch": {"rocm": "rocm6.2"}})"), "/rules/torch/rocm: bad version range"},
-      {with_rules(R"({"libraries": ["rocblsa"]})"), "/rules/libraries/0: unknown library 'rocblsa' (did you mean 'rocBLAS'?)"},
-      {with_rules(R"({"libraries": {"require": {"RCCL": ["gfx942"]}}})"), "/rules/libraries/require/RCCL: RCCL has no per-target kernel files"},
+      {with_rules(R"({"libraries": ["rocblsa"]})"),
+       "/rules/libraries/0: unknown library 'rocblsa' (did you mean 'rocBLAS'?)"},
+      {with_rules(R"({"libraries": {"require": {"RCCL": ["gfx942"]}}})"),
+       "/rules/libraries/require/RCCL: RCCL has no per-target kernel files"},
       {with_rules(R"({"libraries": {"require": []}})"), "/rules/libraries/require: names no library"},
-      {with_rules(R"({"env": ["AMD_LOG_LEVEL"]})"), "/rules/env: expected an object with \"require\" and/or \"forbid\""},
-      {with_rules(R"({"env": {"forbid": ["AMD LOG"]}})"), "/rules/env/forbid: 'AMD LOG' is not an environment variable name"},
-      {with_rules(R"({"env": {"require": {"ROCM_PATH": 1}}})"), "/rules/env/require/ROCM_PATH: expected a string value or null"},
+      {with_rules(R"({"env": ["AMD_LOG_LEVEL"]})"),
+       "/rules/env: expected an object with \"require\" and/or \"forbid\""},
+      {with_rules(R"({"env": {"forbid": ["AMD LOG"]}})"),
+       "/rules/env/forbid: 'AMD LOG' is not an environment variable name"},
+      {with_rules(R"({"env": {"require": {"ROCM_PATH": 1}}})"),
+       "/rules/env/require/ROCM_PATH: expected a string value or null"},
       {with_rules(R"({"os": []})"), "/rules/os: expected a non-empty array"},
       {with_rules(R"({"os": [{"name": "ubuntu"}]})"), "/rules/os/0/name: unknown key 'name'"},
       {with_rules(R"({"os": [{"id": "ubuntu", "version": "jammy"}]})"), "/rules/os/0/version: bad version range"},
@@ -165,17 +175,21 @@ TEST(PolicyParse, ReferencesAreHeldToTheRegistry) {
   };
   const auto skip = validate(R"({"rocm-doctor-policy": 1, "skip": [{"check": "smii", "reason": "x"}]})");
   ASSERT_FALSE(skip);
-  EXPECT_NE(skip.error().find("site.json: /skip/0/check: unknown check 'smii' (did you mean 'smi'?)"), std::string::npos)
+  EXPECT_NE(skip.error().find("site.json: /skip/0/check: unknown check 'smii' (did you mean 'smi'?)"),
+            std::string::npos)
       << skip.error();
-  const auto typo =
-      validate(R"({"rocm-doctor-policy": 1, "tolerate": [{"finding": "env.serialise", "max-severity": "warning", "reason": "x"}]})");
+  const auto typo = validate(
+      R"({"rocm-doctor-policy": 1, "tolerate": [{"finding": "env.serialise", "max-severity": "warning", "reason": "x"}]})");
   ASSERT_FALSE(typo);
-  EXPECT_NE(typo.error().find("/tolerate/0/finding: check 'env' has no finding 'env.serialise' (did you mean 'env.serialize'?)"),
+  EXPECT_NE(typo.error().find(
+                "/tolerate/0/finding: check 'env' has no finding 'env.serialise' (did you mean 'env.serialize'?)"),
             std::string::npos)
       << typo.error();
   // Ids of checks this build does not have (a plugin's) cannot be held to a list.
-  EXPECT_TRUE(validate(R"({"rocm-doctor-policy": 1, "tolerate": [{"finding": "site-check.slow-nfs", "max-severity": "warning", "reason": "x"}]})"));
-  EXPECT_TRUE(validate(R"({"rocm-doctor-policy": 1, "tolerate": [{"finding": "policy.os", "max-severity": "error", "reason": "x"}]})"));
+  EXPECT_TRUE(validate(
+      R"({"rocm-doctor-policy": 1, "tolerate": [{"finding": "site-check.slow-nfs", "max-severity": "warning", "reason": "x"}]})"));
+  EXPECT_TRUE(validate(
+      R"({"rocm-doctor-policy": 1, "tolerate": [{"finding": "policy.os", "max-severity": "error", "reason": "x"}]})"));
 }
 
 TEST(PolicyLoad, FilesThenTheSystemFolderInNameOrder) {

@@ -25,7 +25,9 @@ std::shared_ptr<const PolicySet> policies(const std::vector<std::string>& texts)
   return std::make_shared<const PolicySet>(std::move(set));
 }
 
-std::string rules(const std::string& body) { return R"({"rocm-doctor-policy": 1, "rules": )" + body + "}"; }
+std::string rules(const std::string& body) {
+  return R"({"rocm-doctor-policy": 1, "rules": )" + body + "}";
+}
 
 // The named scenario's machine, judged with `policy` after running `checks`.
 Report judge_on(const std::string& scenario, const std::string& policy, RunOptions options = {},
@@ -72,12 +74,15 @@ TEST(PolicyRules, RocmRelease) {
   EXPECT_EQ(pass.id, "policy.rocm");
   EXPECT_EQ(pass.severity, Severity::ok);
   EXPECT_TRUE(mentions(pass, "6.2.4 is within >=6.2,<6.3")) << pass.summary;
-  const auto fail = verdict(judge_on("torch-rocm62-healthy", rules(R"({"rocm": {"version": "~=6.3.0", "message": "We ship 6.3"}})")));
+  const auto fail =
+      verdict(judge_on("torch-rocm62-healthy", rules(R"({"rocm": {"version": "~=6.3.0", "message": "We ship 6.3"}})")));
   EXPECT_EQ(fail.severity, Severity::error);
   EXPECT_EQ(fail.summary, "We ship 6.3 (policy 'site0')");  // the policy's own message
   EXPECT_TRUE(mentions(fail, "6.2.4 is outside ~=6.3.0")) << fail.detail;
-  EXPECT_TRUE(mentions(fail, "/rules/rocm = {\"message\":\"We ship 6.3\",\"version\":\"~=6.3.0\"}")) << evidence_of(fail);
-  const auto warn = verdict(judge_on("torch-rocm62-healthy", rules(R"({"rocm": {"version": "<6.2", "severity": "warning"}})")));
+  EXPECT_TRUE(mentions(fail, "/rules/rocm = {\"message\":\"We ship 6.3\",\"version\":\"~=6.3.0\"}"))
+      << evidence_of(fail);
+  const auto warn =
+      verdict(judge_on("torch-rocm62-healthy", rules(R"({"rocm": {"version": "<6.2", "severity": "warning"}})")));
   EXPECT_EQ(warn.severity, Severity::warning);
   const auto absent = verdict(judge_on("rocm-not-installed", rules(R"({"rocm": "6.2"})")));
   EXPECT_EQ(absent.severity, Severity::error);
@@ -96,12 +101,14 @@ TEST(PolicyRules, AmdgpuDriverRelease) {
   const auto report = run_on(*in_tree, {"os"}, options);
   EXPECT_TRUE(mentions(verdict(report), "in-tree")) << verdict(report).summary;
   EXPECT_EQ(verdict(report).severity, Severity::error);
-  const auto building = verdict(judge_on("image-rocm62-ci-gate", rules(R"({"amdgpu-driver": ">=6.8"})"), image({"gfx942"})));
+  const auto building =
+      verdict(judge_on("image-rocm62-ci-gate", rules(R"({"amdgpu-driver": ">=6.8"})"), image({"gfx942"})));
   // The ROCm release a driver shipped with, from checks/data/amdgpu_driver.json.
   const auto shipped = verdict(judge_on("torch-rocm62-healthy", rules(R"({"amdgpu-driver": {"rocm": "6.2"}})")));
   EXPECT_EQ(shipped.severity, Severity::ok) << shipped.summary;
   EXPECT_TRUE(mentions(shipped, "amdgpu 6.8.5 (ROCm 6.2) is within 6.2")) << shipped.summary;
-  const auto older = verdict(judge_on("gpu-mi300x-x8", rules(R"({"amdgpu-driver": {"version": ">=6.0", "rocm": ">=6.2"}})")));
+  const auto older =
+      verdict(judge_on("gpu-mi300x-x8", rules(R"({"amdgpu-driver": {"version": ">=6.0", "rocm": ">=6.2"}})")));
   EXPECT_EQ(older.severity, Severity::error);
   EXPECT_TRUE(mentions(older, "amdgpu 6.3.6 shipped with ROCm 6.0, outside >=6.2")) << older.summary;
   testing::SnapshotBuilder unknown_driver;
@@ -116,12 +123,14 @@ TEST(PolicyRules, AmdgpuDriverRelease) {
 
 TEST(PolicyRules, GfxTargets) {
   EXPECT_EQ(verdict(judge_on("torch-rocm62-healthy", rules(R"({"gfx": ["gfx1100"]})"))).severity, Severity::ok);
-  const auto missing = verdict(judge_on("torch-rocm62-healthy", rules(R"({"gfx": {"require": ["gfx942"], "allow": ["gfx942"]}})")));
+  const auto missing =
+      verdict(judge_on("torch-rocm62-healthy", rules(R"({"gfx": {"require": ["gfx942"], "allow": ["gfx942"]}})")));
   EXPECT_EQ(missing.severity, Severity::error);
   EXPECT_TRUE(mentions(missing, "gfx942 is not among them")) << missing.summary;
   EXPECT_TRUE(mentions(missing, "gfx1100 is not allowed")) << missing.summary;
   // Building an image: --target-gfx stands in for the GPUs.
-  const auto targets = verdict(judge_on("image-rocm62-ci-gate", rules(R"({"gfx": ["gfx942", "gfx90a"]})"), image({"gfx942", "gfx90a"})));
+  const auto targets =
+      verdict(judge_on("image-rocm62-ci-gate", rules(R"({"gfx": ["gfx942", "gfx90a"]})"), image({"gfx942", "gfx90a"})));
   EXPECT_EQ(targets.severity, Severity::ok);
   EXPECT_TRUE(mentions(targets, "--target-gfx")) << evidence_of(targets);
   const auto no_targets = verdict(judge_on("image-rocm62-ci-gate", rules(R"({"gfx": ["gfx942"]})"), image()));
@@ -147,7 +156,8 @@ TEST(PolicyRules, GpuCountAndMemory) {
 }
 
 TEST(PolicyRules, TorchVersionAndRocmTag) {
-  const auto pass = verdict(judge_on("torch-rocm62-healthy", rules(R"({"torch": {"version": ">=2.5,<2.6", "rocm": "6.2"}})")));
+  const auto pass =
+      verdict(judge_on("torch-rocm62-healthy", rules(R"({"torch": {"version": ">=2.5,<2.6", "rocm": "6.2"}})")));
   EXPECT_EQ(pass.severity, Severity::ok) << pass.summary;
   EXPECT_TRUE(mentions(pass, "2.5.1+rocm6.2"));
   const auto version = verdict(judge_on("torch-rocm62-healthy", rules(R"({"torch": "<2.5"})")));
@@ -161,7 +171,8 @@ TEST(PolicyRules, TorchVersionAndRocmTag) {
   EXPECT_EQ(absent.severity, Severity::error);
   EXPECT_TRUE(mentions(absent, "PyTorch is not installed")) << absent.summary;
   // No python probe in the snapshot: never a silent pass.
-  const auto unprobed = verdict(judge_on("gpu-mi300x-x8", rules(R"({"torch": {"version": ">=2.5", "severity": "warning"}})")));
+  const auto unprobed =
+      verdict(judge_on("gpu-mi300x-x8", rules(R"({"torch": {"version": ">=2.5", "severity": "warning"}})")));
   EXPECT_EQ(unprobed.severity, Severity::warning);
   EXPECT_TRUE(mentions(unprobed, "cannot be evaluated: the python probe did not run")) << unprobed.summary;
   ASSERT_FALSE(unprobed.fixes.empty());
@@ -171,14 +182,16 @@ TEST(PolicyRules, TorchVersionAndRocmTag) {
 }
 
 TEST(PolicyRules, LibrariesAndTheirKernels) {
-  const auto pass = verdict(judge_on("image-rocm62-ci-gate", rules(R"({"libraries": {"require": {"rocBLAS": ["gfx942", "gfx90a"]}}})"),
-                                     image({"gfx942"})));
+  const auto pass =
+      verdict(judge_on("image-rocm62-ci-gate",
+                       rules(R"({"libraries": {"require": {"rocBLAS": ["gfx942", "gfx90a"]}}})"), image({"gfx942"})));
   EXPECT_EQ(pass.severity, Severity::ok) << pass.summary;
-  const auto kernels = verdict(judge_on("image-rocm62-ci-gate", rules(R"({"libraries": {"require": {"rocBLAS": ["gfx908"]}}})"),
-                                        image({"gfx942"})));
+  const auto kernels = verdict(judge_on(
+      "image-rocm62-ci-gate", rules(R"({"libraries": {"require": {"rocBLAS": ["gfx908"]}}})"), image({"gfx942"})));
   EXPECT_EQ(kernels.severity, Severity::error);
   EXPECT_TRUE(mentions(kernels, "rocBLAS has no gfx908 kernels")) << kernels.summary;
-  const auto missing = verdict(judge_on("image-rocm62-ci-gate", rules(R"({"libraries": ["rocBLAS", "MIOpen"]})"), image({"gfx942"})));
+  const auto missing =
+      verdict(judge_on("image-rocm62-ci-gate", rules(R"({"libraries": ["rocBLAS", "MIOpen"]})"), image({"gfx942"})));
   EXPECT_TRUE(mentions(missing, "MIOpen is not installed")) << missing.summary;
   EXPECT_FALSE(mentions(missing, "rocBLAS is not installed"));
 }
@@ -190,17 +203,21 @@ TEST(PolicyRules, EnvironmentVariables) {
   const auto forbidden = verdict(judge_on(scenario, rules(R"({"env": {"forbid": ["AMD_LOG_LEVEL"]}})")));
   EXPECT_EQ(forbidden.severity, Severity::error);
   EXPECT_TRUE(mentions(forbidden, "AMD_LOG_LEVEL=4 is forbidden")) << forbidden.summary;
-  EXPECT_EQ(verdict(judge_on(scenario, rules(R"({"env": {"forbid": {"AMD_LOG_LEVEL": "1"}}})"))).severity, Severity::ok);
-  const auto wrong = verdict(judge_on(scenario, rules(R"({"env": {"require": {"AMD_SERIALIZE_KERNEL": "0", "ROCM_PATH": null}}})")));
+  EXPECT_EQ(verdict(judge_on(scenario, rules(R"({"env": {"forbid": {"AMD_LOG_LEVEL": "1"}}})"))).severity,
+            Severity::ok);
+  const auto wrong =
+      verdict(judge_on(scenario, rules(R"({"env": {"require": {"AMD_SERIALIZE_KERNEL": "0", "ROCM_PATH": null}}})")));
   EXPECT_TRUE(mentions(wrong, "AMD_SERIALIZE_KERNEL=3, the policy requires 0")) << wrong.summary;
   EXPECT_TRUE(mentions(wrong, "ROCM_PATH is not set")) << wrong.summary;
 }
 
 TEST(PolicyRules, OperatingSystem) {
-  EXPECT_EQ(verdict(judge_on("torch-rocm62-healthy", rules(R"({"os": [{"id": "ubuntu", "version": ">=22.04"}]})"))).severity,
-            Severity::ok);
+  EXPECT_EQ(
+      verdict(judge_on("torch-rocm62-healthy", rules(R"({"os": [{"id": "ubuntu", "version": ">=22.04"}]})"))).severity,
+      Severity::ok);
   EXPECT_EQ(verdict(judge_on("torch-rocm62-healthy", rules(R"({"os": ["Ubuntu"]})"))).severity, Severity::ok);
-  const auto other = verdict(judge_on("torch-rocm62-healthy", rules(R"({"os": [{"id": "ubuntu", "version": "24.04"}, "rhel"]})")));
+  const auto other =
+      verdict(judge_on("torch-rocm62-healthy", rules(R"({"os": [{"id": "ubuntu", "version": "24.04"}, "rhel"]})")));
   EXPECT_EQ(other.severity, Severity::error);
   EXPECT_TRUE(mentions(other, "ubuntu 22.04 is not among the allowed systems (ubuntu 24.04; rhel)")) << other.summary;
 }
@@ -240,8 +257,7 @@ TEST(PolicyReport, ToleratedFindingsAreDowngradedAndAttributed) {
   EXPECT_EQ(json["policies"][0]["tolerate"][0]["accepted"], 2);  // AMD_SERIALIZE_KERNEL and AMD_LOG_LEVEL
   EXPECT_EQ(json["policies"][0]["tolerate"][1]["accepted"], 0);
   const auto text = render_text(report, Color::off, Verbosity::normal);
-  EXPECT_NE(text.find("Accepted by policy 'profiling' (was warning): the profiling image\n"),
-            std::string::npos)
+  EXPECT_NE(text.find("Accepted by policy 'profiling' (was warning): the profiling image\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("Policies: profiling (site0.json)"), std::string::npos) << text;
   const auto markdown = render_report(report, Format::markdown, {});
@@ -249,9 +265,11 @@ TEST(PolicyReport, ToleratedFindingsAreDowngradedAndAttributed) {
 }
 
 TEST(PolicyReport, SkippedChecksSayWhichPolicyAndWhy) {
-  const auto skip = R"({"rocm-doctor-policy": 1, "name": "image", "skip": [{"check": "env", "reason": "judged at run time"}]})";
+  const auto skip =
+      R"({"rocm-doctor-policy": 1, "name": "image", "skip": [{"check": "env", "reason": "judged at run time"}]})";
   const auto report = judge_on("env-serialize-and-alloc-conf", skip, {}, {"os", "env"});
-  const auto it = std::find_if(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.id == "env"; });
+  const auto it =
+      std::find_if(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.id == "env"; });
   ASSERT_NE(it, report.checks.end());
   EXPECT_EQ(it->status, CheckStatus::skipped);
   EXPECT_EQ(it->skipped_reason, "skipped by policy 'image' (site0.json): judged at run time");

@@ -1,9 +1,10 @@
 // Versions as ROCm and PyTorch spell them: the edge cases policies depend on.
+#include "rocm_doctor/versions.h"
+
 #include <gtest/gtest.h>
 
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
-#include "rocm_doctor/versions.h"
 
 namespace rocm_doctor::versions {
 namespace {
@@ -34,7 +35,7 @@ TEST(Versions, ParsesRocmSpellings) {
   ASSERT_TRUE(rc.pre);
   EXPECT_EQ(rc.pre->kind, PreKind::rc);
   EXPECT_EQ(rc.pre->number, 1u);
-  EXPECT_EQ(v("7.0.0-rc1").pre, rc.pre);  // a dash before the pre-release is the same
+  EXPECT_EQ(v("7.0.0-rc1").pre, rc.pre);         // a dash before the pre-release is the same
   EXPECT_EQ(v("6.2.4-c0ffee").build, "c0ffee");  // a build id that starts like a keyword
   EXPECT_FALSE(v("6.2.4-c0ffee").pre);
 }
@@ -66,14 +67,14 @@ TEST(Versions, RejectsWhatIsNotAVersion) {
 TEST(Versions, OrdersReleasesNumerically) {
   EXPECT_LT(compare(v("6.9.1"), v("6.10.0")), 0);
   EXPECT_EQ(compare(v("6.2"), v("6.2.0")), 0);
-  EXPECT_GT(compare(v("6.2.41134"), v("6.2.4")), 0);  // a HIP build number is just a big patch
-  EXPECT_EQ(compare(v("6.2.4-120"), v("6.2.4")), 0);  // build ids do not order
+  EXPECT_GT(compare(v("6.2.41134"), v("6.2.4")), 0);              // a HIP build number is just a big patch
+  EXPECT_EQ(compare(v("6.2.4-120"), v("6.2.4")), 0);              // build ids do not order
   EXPECT_EQ(compare(v("2.5.1+rocm6.2"), v("2.5.1+rocm6.1")), 0);  // nor do local tags
 }
 
 TEST(Versions, OrdersPreAndPostReleasesLikePep440) {
-  const std::vector<std::string> ascending = {"2.6.0.dev20241112", "2.6.0a0",      "2.6.0b1", "2.6.0rc1.dev3",
-                                              "2.6.0rc1",          "2.6.0rc2",     "2.6.0",   "2.6.0.post1",
+  const std::vector<std::string> ascending = {"2.6.0.dev20241112", "2.6.0a0",  "2.6.0b1", "2.6.0rc1.dev3",
+                                              "2.6.0rc1",          "2.6.0rc2", "2.6.0",   "2.6.0.post1",
                                               "2.6.1.dev1",        "2.6.1"};
   for (std::size_t i = 0; i + 1 < ascending.size(); ++i) {
     EXPECT_LT(compare(v(ascending[i]), v(ascending[i + 1])), 0) << ascending[i] << " < " << ascending[i + 1];
@@ -90,7 +91,7 @@ TEST(VersionRanges, ComparatorsAndCommas) {
   EXPECT_TRUE(rocm62.contains(v("6.2.41134-8c743ae5d")));
   EXPECT_FALSE(rocm62.contains(v("6.1.3")));
   EXPECT_FALSE(rocm62.contains(v("6.3.0")));
-  EXPECT_FALSE(rocm62.contains(v("6.3.0rc1")));  // "<6.3" excludes 6.3's pre-releases
+  EXPECT_FALSE(rocm62.contains(v("6.3.0rc1")));       // "<6.3" excludes 6.3's pre-releases
   EXPECT_TRUE(r("<6.3rc2").contains(v("6.3.0rc1")));  // unless the bound is a pre-release itself
   EXPECT_TRUE(r(" > 6.1 , != 6.2.1 ").contains(v("6.2.2")));
   EXPECT_FALSE(r("> 6.1, != 6.2.1").contains(v("6.2.1")));
@@ -123,7 +124,7 @@ TEST(VersionRanges, WildcardsBareVersionsAndCompatibleReleases) {
   EXPECT_FALSE(r("~=6.2").contains(v("7.0.0")));
   EXPECT_TRUE(r("==2.5.1+rocm6.2").contains(v("2.5.1+rocm6.2")));
   EXPECT_FALSE(r("==2.5.1+rocm6.2").contains(v("2.5.1+rocm6.1")));
-  EXPECT_TRUE(r("==2.5.1").contains(v("2.5.1+rocm6.1")));  // no local tag in the bound: any tag
+  EXPECT_TRUE(r("==2.5.1").contains(v("2.5.1+rocm6.1")));                        // no local tag in the bound: any tag
   EXPECT_TRUE(r("2.6.0.dev20241112").contains(v("2.6.0.dev20241112+rocm6.2")));  // exact, not a prefix
   EXPECT_FALSE(r("2.6.0.dev20241112").contains(v("2.6.0")));
 }

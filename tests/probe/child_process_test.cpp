@@ -1,5 +1,7 @@
 // The isolation layer: bounded output, timeouts that kill the whole group,
 // crashes and exec failures reported, and never a zombie.
+#include "probe/child_process.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,7 +10,6 @@
 #include <cerrno>
 #include <chrono>
 
-#include "probe/child_process.h"
 #include "probe/probe_runner.h"
 
 namespace rocm_doctor::probe {
@@ -117,7 +118,6 @@ TEST(ChildProcess, StopsWhenCancelled) {
   EXPECT_FALSE(result.timed_out);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
 }
-
 
 TEST(ChildProcess, StdinIsDevNullWithoutInput) {
   const auto result = sh("wc -c");

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "probe/child_process.h"
 
@@ -15,8 +14,8 @@ namespace rocm_doctor::testing {
 
 struct DoctorRun {
   probe::ChildResult process;
-  nlohmann::json report;                              // parsed stdout (null when not JSON)
-  std::chrono::steady_clock::duration wall{};          // measured by the test
+  nlohmann::json report;                       // parsed stdout (null when not JSON)
+  std::chrono::steady_clock::duration wall{};  // measured by the test
 };
 
 inline DoctorRun run_doctor(const std::vector<std::string>& arguments, const std::vector<std::string>& env = {},

@@ -30,8 +30,8 @@ DoctorRun run_fake(const std::string& behaviour, std::vector<std::string> extra 
                                         std::to_string(kProbeTimeout.count())};
   if (std::find(extra.begin(), extra.end(), "--level") == extra.end()) extra.insert(extra.begin(), {"--level", "full"});
   arguments.insert(arguments.end(), extra.begin(), extra.end());
-  auto run = run_doctor(arguments, {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR,
-                                    "ROCM_DOCTOR_FAKE_HIP=" + behaviour});
+  auto run = run_doctor(
+      arguments, {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR, "ROCM_DOCTOR_FAKE_HIP=" + behaviour});
   // A correctness bound, not a benchmark: no probe may hold the run past its timeout.
   EXPECT_LT(run.wall, kProbeTimeout + 1s) << behaviour;
   EXPECT_TRUE(run.report.is_object()) << run.process.out << run.process.err_tail;

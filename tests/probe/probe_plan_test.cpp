@@ -32,7 +32,6 @@ struct Machine {
   std::unique_ptr<SnapshotHost> host;
 };
 
-
 TEST(ProbePlan, StartsOnlyTheProbesTheSelectedChecksRead) {
   const Machine host("kfd");
   const auto& all = registered_checks();

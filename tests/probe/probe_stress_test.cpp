@@ -38,9 +38,12 @@ struct Behaviour {
 };
 
 const std::vector<Behaviour> kBehaviours = {
-    {"segv", "probe.crashed", "error"},           {"segv-with-child", "probe.crashed", "error"},
-    {"hang", "probe.timeout", "error"},           {"hang-with-child", "probe.timeout", "error"},
-    {"noisy", "hip.ok", "ok"},                    {"two-gpus", "hip.ok", "ok"},
+    {"segv", "probe.crashed", "error"},
+    {"segv-with-child", "probe.crashed", "error"},
+    {"hang", "probe.timeout", "error"},
+    {"hang-with-child", "probe.timeout", "error"},
+    {"noisy", "hip.ok", "ok"},
+    {"two-gpus", "hip.ok", "ok"},
     {"not-initialized", "hip.init-failed", "info"},  // info: the runs check an image (--image)
 };
 
@@ -100,11 +103,11 @@ TEST_F(ProbeStress, FiftyRunsOfARuntimeThatCrashesOrHangsAtRandom) {
     ++tally[behaviour.name];
     // --image: at --level standard the doctor loads a GPU runtime on a machine without a GPU
     // driver only for an image check (--level full would add the slow copy test).
-    const auto run = run_doctor({"--json", "--only", "probe,hip", "--probe-timeout",
-                                 std::to_string(kProbeTimeout.count()), "--image"},
-                                {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR,
-                                 "ROCM_DOCTOR_FAKE_HIP=" + behaviour.name, marker_},
-                                30s);
+    const auto run = run_doctor(
+        {"--json", "--only", "probe,hip", "--probe-timeout", std::to_string(kProbeTimeout.count()), "--image"},
+        {std::string("LD_LIBRARY_PATH=") + ROCM_DOCTOR_FAKE_RUNTIME_DIR, "ROCM_DOCTOR_FAKE_HIP=" + behaviour.name,
+         marker_},
+        30s);
     const std::string where = "run " + std::to_string(run_number) + " (" + behaviour.name + ")";
     // A hang guard, not a benchmark: the timeout is the contract under test.
     EXPECT_LT(run.wall, kProbeTimeout + 1s) << where;

@@ -1,12 +1,13 @@
 // End to end: the built doctor runs a Python whose `torch` is a fake package
 // on PYTHONPATH (tests/fake_torch/<variant>) and must name each variant.
+#include "probe/python_probe.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "probe/doctor_process.h"
-#include "probe/python_probe.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor::testing {
@@ -25,12 +26,12 @@ DoctorRun run_variant(const std::string& variant, std::vector<std::string> extra
   std::vector<std::string> arguments = {"--json", "--only", "torch", "--python", python3(), "--probe-timeout", "10"};
   arguments.insert(arguments.end(), extra.begin(), extra.end());
   std::vector<std::string> env = {"ROCM_DOCTOR_UNUSED=1"};
-  if (!variant.empty()) env.push_back(std::string("PYTHONPATH=") + ROCM_DOCTOR_SOURCE_DIR + "/tests/fake_torch/" + variant);
+  if (!variant.empty())
+    env.push_back(std::string("PYTHONPATH=") + ROCM_DOCTOR_SOURCE_DIR + "/tests/fake_torch/" + variant);
   auto run = run_doctor(arguments, env);
   EXPECT_TRUE(run.report.is_object()) << run.process.out << run.process.err_tail;
   return run;
 }
-
 
 bool has(const DoctorRun& run, const std::string& id, const std::string& severity) {
   for (const auto& [found, level] : finding_ids(run.report)) {

@@ -22,7 +22,9 @@ bool installed(const char* soname) {
   return false;
 }
 
-bool gpu_present() { return std::filesystem::exists("/dev/kfd"); }
+bool gpu_present() {
+  return std::filesystem::exists("/dev/kfd");
+}
 
 nlohmann::json run_probe(const std::string& name) {
   const auto child = probe::run_child(probe::probe_command(ROCM_DOCTOR_BINARY, name, probe::ProbeLevel::standard),
@@ -58,7 +60,8 @@ TEST(RealLibrary, LiveRunReportsTheMissingDeviceAndExitsOne) {
   const auto run = run_doctor({"--json", "--only", "probe,hip,smi", "--level", "full"});
   ASSERT_TRUE(run.report.is_object()) << run.process.err_tail;
   const auto ids = finding_ids(run.report);
-  EXPECT_NE(std::find(ids.begin(), ids.end(), std::pair<std::string, std::string>{"hip.no-device", "error"}), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), std::pair<std::string, std::string>{"hip.no-device", "error"}),
+            ids.end());
   EXPECT_NE(std::find(ids.begin(), ids.end(), std::pair<std::string, std::string>{"probe.ok", "ok"}), ids.end());
   EXPECT_EQ(run.process.exit_code, 1);
   // The library's "Exception caught: rsmi_init." never reaches the user's terminal.

@@ -22,9 +22,10 @@ using testing::run_tool;
 const std::string kScenarios = ROCM_DOCTOR_SCENARIOS_DIR;
 const std::string kHostileName = "o'neil \"$(touch pwned)\" `id` <b>&";
 
-fs::path write_script(const testing::TempDir& folder, const std::string& scenario, std::vector<std::string> extra = {}) {
+fs::path write_script(const testing::TempDir& folder, const std::string& scenario,
+                      std::vector<std::string> extra = {}) {
   const auto script = folder.path() / "fix.sh";
-  std::vector<std::string> args = {"--replay", kScenarios + "/" + scenario, "--level", "quick", "--fix-script",
+  std::vector<std::string> args = {"--replay",     kScenarios + "/" + scenario, "--level", "quick", "--fix-script",
                                    script.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto result = run_doctor(args);
@@ -68,8 +69,8 @@ TEST(FixScript, RunningItInASandboxNeverEvaluatesTheName) {
   const auto log = folder.path() / "log";
   const auto env_tool = find_tool("env");
   ASSERT_FALSE(env_tool.empty());
-  const auto run = run_tool({env_tool, "PATH=" + bin.string() + ":/usr/bin:/bin", "LOG=" + log.string(), "/bin/sh",
-                             script.string()});
+  const auto run = run_tool(
+      {env_tool, "PATH=" + bin.string() + ":/usr/bin:/bin", "LOG=" + log.string(), "/bin/sh", script.string()});
   EXPECT_EQ(run.exit_code, 0) << run.out;
   const auto calls = read_text(log);
   EXPECT_NE(calls.find("/sudo|usermod|-aG|render|" + kHostileName + "|"), std::string::npos) << calls;
@@ -85,17 +86,21 @@ TEST(FixScript, OrdersDriverBeforeAccessAndDefersRebootAndRelogin) {
   CheckResult access{"access", "Device access", CheckStatus::error, 0, {}, "", ""};
   Fix usermod{"Add the user to the groups", {"sudo usermod -aG render alice"}, true, false, true, ""};
   Fix newgrp{"Start a shell with the group", {"newgrp render"}, false, false, true, ""};
-  access.findings.push_back(make_finding("access.group-missing", Severity::error, "alice is in no GPU group").with_fix(usermod));
+  access.findings.push_back(
+      make_finding("access.group-missing", Severity::error, "alice is in no GPU group").with_fix(usermod));
   access.findings.push_back(make_finding("access.relogin-required", Severity::error, "not yet").with_fix(newgrp));
   CheckResult driver{"driver", "Driver", CheckStatus::error, 0, {}, "", ""};
   Fix modprobe{"Load the driver", {"sudo modprobe amdgpu", "sudo reboot", "sudo dmesg"}, true, true, false, ""};
-  driver.findings.push_back(make_finding("driver.not-loaded", Severity::error, "amdgpu\nis not loaded").with_fix(modprobe));
+  driver.findings.push_back(
+      make_finding("driver.not-loaded", Severity::error, "amdgpu\nis not loaded").with_fix(modprobe));
   CheckResult gpu{"gpu-arch", "GPU", CheckStatus::warning, 0, {}, "", ""};
   Fix profile{"Persist it", {"echo 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' >> /home/alice/.profile", "export X=1"},
-              false, false, true, ""};
+              false,        false,
+              true,         ""};
   gpu.findings.push_back(make_finding("gpu.override-missing", Severity::warning, "needs override").with_fix(profile));
   CheckResult info{"os", "OS", CheckStatus::info, 0, {}, "", ""};
-  info.findings.push_back(make_finding("os.info", Severity::info, "fine").with_fix({"noop", {"true"}, false, false, false, ""}));
+  info.findings.push_back(
+      make_finding("os.info", Severity::info, "fine").with_fix({"noop", {"true"}, false, false, false, ""}));
   report.checks = {access, gpu, driver, info};
 
   const auto script = render_fix_script(report);
@@ -107,7 +112,9 @@ TEST(FixScript, OrdersDriverBeforeAccessAndDefersRebootAndRelogin) {
   EXPECT_LT(append_at, usermod_at) << script;
   EXPECT_NE(script.find("grep -qxF -- 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' /home/alice/.profile 2>/dev/null || "
                         "echo 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' >> /home/alice/.profile\n"),
-            std::string::npos) << "appends are idempotent\n" << script;
+            std::string::npos)
+      << "appends are idempotent\n"
+      << script;
   EXPECT_EQ(script.find("\nsudo reboot"), std::string::npos) << "the script never reboots by itself";
   EXPECT_EQ(script.find("\nnewgrp"), std::string::npos);
   EXPECT_NE(script.find("# After the reboot: sudo dmesg"), std::string::npos) << script;

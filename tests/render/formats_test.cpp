@@ -64,7 +64,8 @@ TEST(Formats, MarkdownParsesAsCommonMarkWithCommandsIntact) {
     const auto ast = run_tool({cmark, "--to", "xml", file.string()});
     ASSERT_EQ(ast.exit_code, 0) << ast.out;
     EXPECT_NE(ast.out.find("<heading level=\"2\">"), std::string::npos) << ast.out;
-    EXPECT_NE(ast.out.find("<html_block xml:space=\"preserve\">&lt;details"), std::string::npos) << "findings are collapsible";
+    EXPECT_NE(ast.out.find("<html_block xml:space=\"preserve\">&lt;details"), std::string::npos)
+        << "findings are collapsible";
   }
   // The hostile user name reaches the code block byte for byte, quoted once.
   const auto file = render_to(folder, kHostile, "markdown");
@@ -103,7 +104,8 @@ TEST(Formats, PrometheusPassesPromtoolAndEscapesLabels) {
   const auto file = render_to(folder, kHostile, "prometheus");
   const auto text = read_text(file);
   EXPECT_NE(text.find("rocm_doctor_finding{check=\"access\",id=\"access.group-missing\",severity=\"error\"} 1"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("# TYPE rocm_doctor_last_run_timestamp_seconds gauge"), std::string::npos);
   EXPECT_NE(text.find("rocm_doctor_check_status{check=\"access\",status=\"error\"} 1"), std::string::npos);
   const auto gpus = read_text(render_to(folder, kMi300x, "prometheus"));
@@ -121,8 +123,9 @@ TEST(Formats, NpdIsOneShortLineAndThePluginExitCode) {
   EXPECT_EQ(broken.exit_code, 1) << "NonOK";
   EXPECT_LE(broken.out.size(), 81U) << broken.out;
   EXPECT_EQ(std::count(broken.out.begin(), broken.out.end(), '\n'), 1) << broken.out;
-  EXPECT_TRUE(std::all_of(broken.out.begin(), broken.out.end(),
-                          [](char c) { return c == '\n' || (c >= 0x20 && c < 0x7f); })) << broken.out;
+  EXPECT_TRUE(std::all_of(broken.out.begin(), broken.out.end(), [](char c) {
+    return c == '\n' || (c >= 0x20 && c < 0x7f);
+  })) << broken.out;
   EXPECT_TRUE(broken.out.starts_with("3E 0W access.")) << broken.out;
   const auto healthy = run_doctor({"--replay", kHealthy, "--level", "quick", "--format", "npd"});
   EXPECT_EQ(healthy.exit_code, 0) << healthy.out << healthy.err;
@@ -160,9 +163,15 @@ TEST(Formats, HtmlRendersInHeadlessChromium) {
   const auto file = render_to(folder, kMi300x, "html");
   const auto shot = folder.path() / "shot.png";
   const auto profile = folder.path() / "profile";
-  const std::vector<std::string> flags = {chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                                          "--disable-background-networking", "--disable-component-update",
-                                          "--disable-sync", "--no-first-run", "--user-data-dir=" + profile.string(),
+  const std::vector<std::string> flags = {chromium,
+                                          "--headless",
+                                          "--no-sandbox",
+                                          "--disable-gpu",
+                                          "--disable-background-networking",
+                                          "--disable-component-update",
+                                          "--disable-sync",
+                                          "--no-first-run",
+                                          "--user-data-dir=" + profile.string(),
                                           "--window-size=1280,1600"};
   auto args = flags;
   args.push_back("--screenshot=" + shot.string());

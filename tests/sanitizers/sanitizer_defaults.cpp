@@ -14,9 +14,13 @@ const char* __asan_default_options() {
          "strict_init_order=1:strict_string_checks=1:handle_segv=0:handle_sigbus=0";
 }
 
-const char* __ubsan_default_options() { return "print_stacktrace=1:halt_on_error=1"; }
+const char* __ubsan_default_options() {
+  return "print_stacktrace=1:halt_on_error=1";
+}
 
 // Third-party leaks only; every entry of the file says why.
-const char* __lsan_default_options() { return "suppressions=" ROCM_DOCTOR_LSAN_SUPPRESSIONS ":print_suppressions=0"; }
+const char* __lsan_default_options() {
+  return "suppressions=" ROCM_DOCTOR_LSAN_SUPPRESSIONS ":print_suppressions=0";
+}
 
 }  // extern "C"

@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <string>
-
 #include <tl/expected.hpp>
 
 namespace rocm_doctor::testing {

@@ -4,12 +4,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/kb.h"
@@ -17,33 +16,33 @@
 namespace rocm_doctor {
 
 struct Gpu {
-  int index = -1;                      // ROCm device index (KFD GPU node order); -1 when not in KFD
-  std::optional<int> node_id;          // KFD topology node number
-  std::string bdf;                     // "0000:03:00.0"
+  int index = -1;              // ROCm device index (KFD GPU node order); -1 when not in KFD
+  std::optional<int> node_id;  // KFD topology node number
+  std::string bdf;             // "0000:03:00.0"
   std::uint32_t vendor_id = 0;
   std::uint32_t device_id = 0;
   std::optional<std::uint32_t> subsystem_vendor_id;
   std::optional<std::uint32_t> subsystem_device_id;
   std::optional<std::uint32_t> revision;
-  std::string name;                    // marketing name, or "unknown AMD GPU (device 0x74ff)"
+  std::string name;  // marketing name, or "unknown AMD GPU (device 0x74ff)"
   bool name_known = false;
-  std::string gfx;                     // "gfx1031"; empty when unknown
+  std::string gfx;  // "gfx1031"; empty when unknown
   std::optional<GfxVersion> gfx_version;
-  std::string gfx_source;              // "kfd" or "pci-id table"
-  bool gfx_known = false;              // gfx is in the knowledge base
-  std::string family;                  // "RDNA2"; empty when unknown
+  std::string gfx_source;  // "kfd" or "pci-id table"
+  bool gfx_known = false;  // gfx is in the knowledge base
+  std::string family;      // "RDNA2"; empty when unknown
   bool apu = false;
   std::optional<std::uint64_t> vram_total;  // bytes
   std::optional<std::uint64_t> vram_used;
   std::optional<unsigned> compute_units;
   std::optional<unsigned> render_minor;
-  std::string card;                    // "card0"
+  std::string card;  // "card0"
   std::optional<int> numa_node;
   std::optional<std::uint64_t> hive_id;  // XGMI hive; nullopt when 0/absent
-  std::string driver;                  // PCI driver bound ("amdgpu")
+  std::string driver;                    // PCI driver bound ("amdgpu")
 
   [[nodiscard]] std::string render_node() const;  // "/dev/dri/renderD128" or ""
-  [[nodiscard]] std::string label() const;         // "GPU 0 AMD Radeon RX 6700 XT (gfx1031)"
+  [[nodiscard]] std::string label() const;        // "GPU 0 AMD Radeon RX 6700 XT (gfx1031)"
 };
 
 // A disagreement between KFD, DRM and PCI.
@@ -67,14 +66,14 @@ struct KfdNode {
 };
 
 struct GpuInventory {
-  std::vector<Gpu> gpus;                // KFD GPUs in ROCm order, then GPUs only seen on PCI
-  std::vector<InventoryIssue> issues;   // KFD/DRM/PCI disagreements
+  std::vector<Gpu> gpus;               // KFD GPUs in ROCm order, then GPUs only seen on PCI
+  std::vector<InventoryIssue> issues;  // KFD/DRM/PCI disagreements
   // KFD node `properties` files that are unreadable, larger than
   // kKfdPropertiesLimit, or hold values KFD never writes (gpu.kfd-properties-invalid).
   std::vector<InventoryIssue> kfd_problems;
-  bool kfd_present = false;             // /sys/class/kfd/kfd/topology/nodes readable
-  bool amdgpu_loaded = false;           // /sys/module/amdgpu exists
-  int kfd_node_count = 0;               // every node, CPU ones included
+  bool kfd_present = false;    // /sys/class/kfd/kfd/topology/nodes readable
+  bool amdgpu_loaded = false;  // /sys/module/amdgpu exists
+  int kfd_node_count = 0;      // every node, CPU ones included
 
   [[nodiscard]] std::vector<const Gpu*> kfd_gpus() const;  // the GPUs ROCm sees
   [[nodiscard]] std::vector<const Gpu*> pci_gpus() const;  // every AMD GPU on PCI

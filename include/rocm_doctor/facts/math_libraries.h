@@ -18,7 +18,7 @@ struct InstalledLibrary {
   std::string file;     // "/opt/rocm-6.0.2/lib/librocblas.so.4.0.60002"
   std::string version;  // "4.0.60002" (the file's version suffix), may be empty
   std::optional<kb::KernelLayout> layout;
-  std::string kernel_dir;               // where its kernel files were found; empty when none
+  std::string kernel_dir;                 // where its kernel files were found; empty when none
   std::vector<std::string> kernel_files;  // names in kernel_dir
   // Whether the kernel files carry `gfx`; nullopt when there is no kernel folder to judge.
   [[nodiscard]] std::optional<bool> carries(std::string_view gfx) const;

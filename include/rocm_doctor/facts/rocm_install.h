@@ -11,10 +11,10 @@
 namespace rocm_doctor {
 
 struct RocmRelease {
-  std::string version;  // "6.0.2", "5.2.3"; empty when a folder has no readable version
-  std::string prefix;   // "/opt/rocm-6.0.2", "/usr" (distro packages)
-  std::string lib_dir;  // where its libraries are: "/opt/rocm-6.0.2/lib", "/usr/lib/x86_64-linux-gnu"
-  std::string evidence; // the file or folder that showed the version
+  std::string version;   // "6.0.2", "5.2.3"; empty when a folder has no readable version
+  std::string prefix;    // "/opt/rocm-6.0.2", "/usr" (distro packages)
+  std::string lib_dir;   // where its libraries are: "/opt/rocm-6.0.2/lib", "/usr/lib/x86_64-linux-gnu"
+  std::string evidence;  // the file or folder that showed the version
   bool distro_packaged = false;
   std::string hip_version;  // "6.2.41134" (share/hip/version or the library file name), may be empty
   std::string bin_dir;      // "/opt/rocm-6.0.2/bin", "/usr/bin"
@@ -33,14 +33,14 @@ struct LoaderHit {
 };
 
 struct RocmInstallation {
-  std::vector<RocmRelease> releases;       // every release found, newest first
-  std::optional<RocmRelease> active;       // what /opt/rocm points at, else the only/newest one
+  std::vector<RocmRelease> releases;           // every release found, newest first
+  std::optional<RocmRelease> active;           // what /opt/rocm points at, else the only/newest one
   std::optional<std::string> opt_rocm_target;  // readlink /opt/rocm, when it is a link
   bool opt_rocm_dangling = false;
-  std::string opt_rocm_resolved;           // final target of the /opt/rocm link chain ("" when not a link)
+  std::string opt_rocm_resolved;  // final target of the /opt/rocm link chain ("" when not a link)
 
-  std::vector<LoaderDir> loader_dirs;      // where ld.so looks, in its order
-  std::vector<LoaderHit> hip_libraries;    // every libamdhip64.so* found there, in search order
+  std::vector<LoaderDir> loader_dirs;    // where ld.so looks, in its order
+  std::vector<LoaderHit> hip_libraries;  // every libamdhip64.so* found there, in search order
 
   [[nodiscard]] bool installed() const { return !releases.empty(); }
   // "6.0" of the active release, empty when none.
