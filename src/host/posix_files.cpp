@@ -1,12 +1,15 @@
 #include "host/posix_files.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace rocm_doctor {
 
@@ -31,6 +34,37 @@ EntryType entry_type_from_mode(unsigned mode) {
   if (S_ISCHR(mode)) return EntryType::char_device;
   if (S_ISBLK(mode)) return EntryType::block_device;
   return EntryType::other;
+}
+
+std::optional<std::string> first_unenterable_folder(const std::string& path) {
+  std::error_code error;
+  const auto absolute = std::filesystem::absolute(path, error);
+  if (error) return std::nullopt;
+  std::filesystem::path folder = absolute.root_path();
+  for (const auto& part : absolute.relative_path()) {
+    if (::faccessat(AT_FDCWD, folder.c_str(), X_OK, AT_EACCESS) != 0) {
+      return errno == EACCES || errno == EPERM ? std::optional(folder.string()) : std::nullopt;
+    }
+    if (part.empty() || part == ".") continue;
+    folder /= part;
+  }
+  struct stat info {};
+  if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return std::nullopt;
+  if (::faccessat(AT_FDCWD, folder.c_str(), X_OK, AT_EACCESS) != 0 && (errno == EACCES || errno == EPERM)) {
+    return folder.string();
+  }
+  return std::nullopt;
+}
+
+std::string unenterable_folder_text(const std::string& folder) {
+  std::string text = "permission denied: this process cannot enter " + folder;
+  struct stat info {};
+  if (::stat(folder.c_str(), &info) == 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", info.st_mode & 07777U);
+    text += std::string(" (mode ") + mode + ", owner uid " + std::to_string(info.st_uid) + ")";
+  }
+  return text;
 }
 
 HostError too_large_error(std::string_view path, std::size_t max_bytes) {

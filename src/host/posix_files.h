@@ -38,6 +38,15 @@ class FileDescriptor {
 HostResult<std::string> read_descriptor(int fd, std::string_view shown_path, std::size_t max_bytes,
                                         std::optional<std::size_t> known_size = std::nullopt);
 
+// The first folder on `path` (an ancestor, or `path` itself) this process may
+// not enter (search permission refused), as an absolute path; nullopt when
+// every folder on it can be entered. Says "permission denied" precisely where
+// "no such directory" would mislead (a checkout in a mode 0700 home).
+std::optional<std::string> first_unenterable_folder(const std::string& path);
+// "permission denied: this process cannot enter /root (mode 0700, owner uid 0)"
+// for the folder first_unenterable_folder() found.
+std::string unenterable_folder_text(const std::string& folder);
+
 // The entries of a folder except . and .., in readdir order.
 HostResult<std::vector<DirEntry>> read_directory(const std::string& real_path, std::string_view shown_path);
 

@@ -62,11 +62,23 @@ SnapshotHost::SnapshotHost(std::filesystem::path root, SnapshotManifest manifest
 tl::expected<std::unique_ptr<SnapshotHost>, std::string> SnapshotHost::open(const std::filesystem::path& directory) {
   std::error_code error;
   if (!std::filesystem::is_directory(directory, error)) {
+    if (const auto folder = first_unenterable_folder(directory.string())) {
+      return tl::unexpected(directory.string() + ": " + unenterable_folder_text(*folder));
+    }
+    if (std::filesystem::exists(directory, error)) {
+      return tl::unexpected(directory.string() + ": not a snapshot folder (not a directory)");
+    }
     return tl::unexpected(directory.string() + ": not a snapshot folder (no such directory)");
   }
   const auto manifest_path = directory / "snapshot.json";
   if (!std::filesystem::is_regular_file(manifest_path, error)) {
+    if (const auto folder = first_unenterable_folder(directory.string())) {
+      return tl::unexpected(directory.string() + ": " + unenterable_folder_text(*folder));
+    }
     return tl::unexpected(manifest_path.string() + ": missing (a snapshot folder holds snapshot.json and root/)");
+  }
+  if (::faccessat(AT_FDCWD, manifest_path.c_str(), R_OK, AT_EACCESS) != 0 && (errno == EACCES || errno == EPERM)) {
+    return tl::unexpected(manifest_path.string() + ": permission denied (this process may not read it)");
   }
   if (std::filesystem::file_size(manifest_path, error) > 256U * 1024 * 1024) {
     return tl::unexpected(manifest_path.string() + ": larger than 256 MiB");

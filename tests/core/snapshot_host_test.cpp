@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "support/snapshot_builder.h"
@@ -194,6 +195,12 @@ TEST(SnapshotHost, MissingFolderOrManifestIsAClearError) {
   EXPECT_NE(SnapshotHost::open("/nonexistent/snap").error().find("no such directory"), std::string::npos);
   testing::TempDir empty;
   EXPECT_NE(SnapshotHost::open(empty.path()).error().find("snapshot.json: missing"), std::string::npos);
+}
+
+TEST(SnapshotHost, AFileWhereTheFolderShouldBeIsNotADirectory) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / "file") << "x";
+  EXPECT_NE(SnapshotHost::open(dir.path() / "file").error().find("(not a directory)"), std::string::npos);
 }
 
 }  // namespace
