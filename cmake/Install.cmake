@@ -13,9 +13,19 @@ set(changelog "${CMAKE_CURRENT_BINARY_DIR}/changelog.gz")
 add_custom_command(OUTPUT "${changelog}"
   COMMAND gzip -9nc "${PROJECT_SOURCE_DIR}/packaging/debian-changelog" > "${changelog}"
   DEPENDS "${PROJECT_SOURCE_DIR}/packaging/debian-changelog" VERBATIM)
-add_custom_target(rocm_doctor_docs ALL DEPENDS "${man_page}" "${changelog}")
+set(health_man_page "${CMAKE_CURRENT_BINARY_DIR}/rocm-doctor-health.8.gz")
+add_custom_command(OUTPUT "${health_man_page}"
+  COMMAND gzip -9nc "${PROJECT_SOURCE_DIR}/packaging/man/rocm-doctor-health.8" > "${health_man_page}"
+  DEPENDS "${PROJECT_SOURCE_DIR}/packaging/man/rocm-doctor-health.8" VERBATIM)
+add_custom_target(rocm_doctor_docs ALL DEPENDS "${man_page}" "${health_man_page}" "${changelog}")
 
 install(FILES "${man_page}" DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES "${health_man_page}" DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
+# Fleet files (docs/fleet.md): the Slurm health check, its settings (a conffile),
+# and the Prometheus alert rules.
+install(PROGRAMS packaging/slurm/rocm-doctor-health DESTINATION ${CMAKE_INSTALL_SBINDIR})
+install(FILES packaging/slurm/rocm-doctor-health.default DESTINATION /etc/default RENAME rocm-doctor-health)
+install(FILES packaging/prometheus/rocm-doctor.rules.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/rocm-doctor/prometheus)
 install(FILES packaging/completions/rocm-doctor.bash
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME rocm-doctor)
 install(FILES packaging/completions/_rocm-doctor DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
@@ -46,14 +56,18 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "rocminfo")
+# /etc/default/rocm-doctor-health is the admin's: dpkg keeps their edits on upgrade.
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/debian/conffiles" "/etc/default/rocm-doctor-health\n")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${CMAKE_CURRENT_BINARY_DIR}/debian/conffiles")
 # Reading dpkg's status file is part of the diagnosis (half-installed ROCm packages).
 install(FILES packaging/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME rocm-doctor)
 set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0")
 set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
 set(CPACK_RPM_PACKAGE_SUGGESTS "rocminfo")
+set(CPACK_RPM_USER_FILELIST "%config(noreplace) /etc/default/rocm-doctor-health")
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   /usr/share/man /usr/share/man/man1 /usr/share/bash-completion /usr/share/bash-completion/completions
   /usr/share/zsh /usr/share/zsh/vendor-completions /usr/share/fish /usr/share/fish/vendor_completions.d
-  /usr/share/lintian /usr/share/lintian/overrides)
+  /usr/share/lintian /usr/share/lintian/overrides /usr/share/man/man8 /usr/sbin /etc /etc/default)
 include(CPack)

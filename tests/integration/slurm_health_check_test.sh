@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# integration.slurm-health-check: Debian's real munged, slurmctld and slurmd on
+# 127.0.0.1 (throwaway key, spool and state folders; plugins that need no cgroup
+# or systemd) run packaging/slurm/rocm-doctor-health as HealthCheckProgram.
+#   1. a job step with two GPUs: the doctor inside `srun` sees the step's environment;
+#   2. the wrapper judges a broken snapshot: the node is DRAINED, reason = root cause;
+#   3. it judges a healthy one: the node returns to IDLE;
+#   4. a node an administrator drained stays drained, whatever the doctor says.
+# Usage: slurm_health_check_test.sh SOURCE_DIR ROCM_DOCTOR
+set -euo pipefail
+IT_NAME=slurm-health-check
+source "$(dirname "$0")/lib.sh"
+
+source_dir=$1
+doctor=$2
+wrapper=$source_dir/packaging/slurm/rocm-doctor-health
+broken_snapshot=$source_dir/tests/scenarios/nvidia-only                  # driver.no-amd-gpu
+healthy_snapshot=$source_dir/tests/scenarios/ubuntu2204-rx7900xtx-healthy
+it_require munged munge slurmctld slurmd scontrol sinfo srun setsid timeout python3
+[ -x "$doctor" ] || it_fail "no rocm-doctor binary at $doctor"
+
+w=$IT_WORK
+chmod 755 "$w"
+node=$(hostname -s)
+user=$(id -un)
+mkdir -p "$w/munge" "$w/state" "$w/spool" "$w/log" "$w/dev"
+chmod 700 "$w/munge"
+head -c 1024 /dev/urandom >"$w/munge/munge.key"
+chmod 400 "$w/munge/munge.key"
+socket=$w/munge/munge.socket
+
+# --- munged ---------------------------------------------------------------
+it_start munged "$w/log/munged.out" munged --foreground --force --key-file="$w/munge/munge.key" \
+  --socket="$socket" --pid-file="$w/munge/munged.pid" --seed-file="$w/munge/munged.seed" \
+  --log-file="$w/log/munged.log"
+munge_works() { munge -n -S "$socket" | unmunge -S "$socket"; }
+it_wait_for "munged answering on $socket" 10 munge_works
+
+# --- Slurm configuration ----------------------------------------------------
+ctld_port=$(it_free_port)
+slurmd_port=$(it_free_port)
+while [ "$slurmd_port" = "$ctld_port" ]; do slurmd_port=$(it_free_port); done
+# Two "GPUs" for the gres plugin: it wants character devices whose names end in
+# a number; links to /dev/null and /dev/zero are that, and need no root.
+ln -s /dev/null "$w/dev/renderD128"
+ln -s /dev/zero "$w/dev/renderD129"
+cat >"$w/gres.conf" <<CONF
+AutoDetect=off
+NodeName=$node Name=gpu Type=mi300x File=$w/dev/renderD[128-129] Flags=amd_gpu_env
+CONF
+cat >"$w/slurm.conf" <<CONF
+ClusterName=rocmdoctor
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=$user
+SlurmdUser=$user
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$socket
+StateSaveLocation=$w/state
+SlurmdSpoolDir=$w/spool
+SlurmctldPidFile=$w/slurmctld.pid
+SlurmdPidFile=$w/slurmd.pid
+SlurmctldLogFile=$w/log/slurmctld.log
+SlurmdLogFile=$w/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SwitchType=switch/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+ReturnToService=2
+GresTypes=gpu
+HealthCheckProgram=$w/health-check
+HealthCheckInterval=1
+HealthCheckNodeState=ANY
+NodeName=$node NodeAddr=127.0.0.1 CPUs=1 Gres=gpu:mi300x:2 State=UNKNOWN
+PartitionName=gpu Nodes=$node Default=YES MaxTime=5 State=UP
+CONF
+export SLURM_CONF=$w/slurm.conf
+
+# The HealthCheckProgram: slurmd gives it no environment but SLURMD_NODENAME, and
+# no arguments, so a site's shim names the config (here, one the test switches).
+cat >"$w/health-check" <<SH
+#!/bin/sh
+echo run >>"$w/health-runs"
+exec "$wrapper" --config "$w/health.conf"
+SH
+chmod +x "$w/health-check"
+judge() {  # judge SNAPSHOT: the wrapper's config from now on
+  cat >"$w/health.conf.new" <<CONF
+export SLURM_CONF=$w/slurm.conf
+ROCM_DOCTOR=$doctor
+ROCM_DOCTOR_ARGS="--level quick --replay $1"
+REPORT=$w/health.json
+TIMEOUT=20
+CONF
+  mv "$w/health.conf.new" "$w/health.conf"
+}
+runs() { [ -f "$w/health-runs" ] && wc -l <"$w/health-runs" || echo 0; }
+# Waits until slurmd ran the health check at least twice more after now.
+two_more_runs() {
+  local target=$(($(runs) + 2))
+  runs_reached() { [ "$(runs)" -ge "$target" ]; }
+  it_wait_for "two more health-check runs" 20 runs_reached
+}
+state_of() { sinfo --noheader --nodes="$node" --format='%T' | head -n 1; }
+reason_of() { scontrol show node "$node" | sed -n 's/^[[:space:]]*Reason=//p' | sed 's/ \[[^]]*\]$//'; }
+state_is() { [ "$(state_of)" = "$1" ]; }
+
+# --- slurmctld and slurmd -------------------------------------------------
+judge "$healthy_snapshot"
+it_start slurmctld "$w/log/slurmctld.out" slurmctld -D -i -f "$w/slurm.conf"
+it_wait_for "slurmctld answering on 127.0.0.1:$ctld_port" 20 scontrol ping
+it_start slurmd "$w/log/slurmd.out" slurmd -D -f "$w/slurm.conf" -N "$node"
+it_wait_for "slurmd registered, node $node idle" 30 state_is idle
+it_log "cluster up at $(it_elapsed) s: node $node $(state_of), health check every 1 s"
+
+# --- 1. the doctor inside a job step with two GPUs --------------------------
+step_env=$(timeout 60 srun --nodes=1 --ntasks=1 --gres=gpu:2 --time=1 env) || {
+  it_show_logs
+  it_fail "srun could not start a step on $node"
+}
+job_id=$(sed -n 's/^SLURM_JOB_ID=//p' <<<"$step_env")
+rocr=$(sed -n 's/^ROCR_VISIBLE_DEVICES=//p' <<<"$step_env")
+[ -n "$job_id" ] || it_fail "the step has no SLURM_JOB_ID"
+[ "$rocr" = "0,1" ] || it_fail "Slurm gave the step ROCR_VISIBLE_DEVICES='$rocr', expected 0,1 (gres.conf Flags=amd_gpu_env)"
+timeout 60 srun --nodes=1 --ntasks=1 --gres=gpu:2 --time=1 \
+  "$doctor" capture --level quick "$w/step-snapshot" >"$w/step-capture.out" 2>&1 ||
+  { cat "$w/step-capture.out" >&2; it_fail "rocm-doctor capture failed inside the srun step"; }
+timeout 60 srun --nodes=1 --ntasks=1 --gres=gpu:2 --time=1 \
+  "$doctor" --level quick --json -o "json=$w/step.json" >/dev/null 2>&1 || true
+python3 - "$w/step-snapshot/snapshot.json" "$w/step.json" <<'PY' || it_fail "the doctor inside the step did not see the step's environment"
+import json, sys
+snapshot = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+env = snapshot.get("env", {})
+# The GPUs Slurm gave the step reach the doctor (what a HIP program in the step sees).
+assert env.get("ROCR_VISIBLE_DEVICES") == "0,1", f"snapshot env: {env}"
+assert report["schema"] == "rocm-doctor/report" and report["source"] == "live", report.get("source")
+print("step: snapshot env ROCR_VISIBLE_DEVICES=0,1; report", report["summary"]["worst"], file=sys.stderr)
+PY
+it_log "1. step of job $job_id: the doctor saw ROCR_VISIBLE_DEVICES=$rocr"
+
+# --- 2. broken: drained with the root cause as reason -----------------------
+judge "$broken_snapshot"
+drained() { case $(state_of) in drained | draining) return 0 ;; *) return 1 ;; esac; }
+it_wait_for "node $node drained after the broken snapshot" 30 drained
+reason=$(reason_of)
+case $reason in
+  "rocm-doctor: driver.no-amd-gpu: "*) ;;
+  *) it_fail "drain reason is '$reason', expected 'rocm-doctor: driver.no-amd-gpu: ...'" ;;
+esac
+[ "${#reason}" -le 100 ] || it_fail "drain reason is ${#reason} bytes, more than REASON_MAX=100"
+scontrol show node "$node" | grep -q 'State=[A-Z+]*DRAIN' || it_fail "scontrol does not show DRAIN: $(scontrol show node "$node")"
+sinfo_reason=$(sinfo --list-reasons --noheader --format='%50E|%N')
+case $sinfo_reason in
+  "rocm-doctor: driver.no-amd-gpu: "*"|$node") ;;
+  *) it_fail "sinfo -R shows '$sinfo_reason'" ;;
+esac
+[ "$(state_of)" = drained ] || it_fail "node is $(state_of), not drained"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["summary"]["worst"]=="error"' "$w/health.json" ||
+  it_fail "the wrapper's REPORT is not the broken snapshot's JSON report"
+it_log "2. broken snapshot: node $(state_of), reason '$reason'"
+
+# --- 3. healthy again: resumed ------------------------------------------------
+judge "$healthy_snapshot"
+it_wait_for "node $node idle again after the healthy snapshot" 30 state_is idle
+[ -z "$(sinfo --list-reasons --noheader)" ] || it_fail "a reason is left: $(sinfo --list-reasons --noheader)"
+it_log "3. healthy snapshot: node $(state_of)"
+
+# --- 4. an administrator's drain is never undone, nor overwritten -------------
+scontrol update nodename="$node" state=drain reason="maintenance: swap PSU"
+two_more_runs
+[ "$(reason_of)" = "maintenance: swap PSU" ] || it_fail "the healthy doctor touched an admin drain: '$(reason_of)'"
+drained || it_fail "the wrapper resumed a node an administrator drained"
+judge "$broken_snapshot"
+two_more_runs
+[ "$(reason_of)" = "maintenance: swap PSU" ] || it_fail "the broken doctor overwrote an admin's reason: '$(reason_of)'"
+scontrol update nodename="$node" state=resume
+judge "$healthy_snapshot"
+it_log "4. admin drain left alone by the healthy and the broken doctor"
+
+# --- NHC mode: no Slurm call, the verdict in the exit code --------------------
+judge "$broken_snapshot"
+set +e
+nhc_line=$(sh "$wrapper" --nhc --config "$w/health.conf")
+nhc_status=$?
+set -e
+[ "$nhc_status" -eq 1 ] || it_fail "--nhc on a broken node exits $nhc_status, expected 1"
+case $nhc_line in "rocm-doctor: driver.no-amd-gpu: "*) ;; *) it_fail "--nhc printed '$nhc_line'" ;; esac
+judge "$healthy_snapshot"
+sh "$wrapper" --nhc --config "$w/health.conf" || it_fail "--nhc on a healthy node did not exit 0"
+
+# --- the wrapper exits 0 even when the doctor cannot run ----------------------
+cat >"$w/missing.conf" <<CONF
+export SLURM_CONF=$w/slurm.conf
+ROCM_DOCTOR=$w/no-such-doctor
+CONF
+sh "$wrapper" --config "$w/missing.conf" 2>"$w/missing.err" || it_fail "the wrapper exited non-zero without a doctor"
+grep -q "rocm-doctor failed" "$w/missing.err" || it_fail "no log line for a missing doctor: $(cat "$w/missing.err")"
+! drained || it_fail "a failed doctor drained the node: $(state_of), '$(reason_of)'"
+echo "PASS [$IT_NAME] drained with the root cause, resumed when clean, admin drains kept, step environment seen"
