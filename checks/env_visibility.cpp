@@ -1,0 +1,155 @@
+// `env`: GPU visibility lists (ROCR_/HIP_/CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL)
+// judged against the GPUs this machine has.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "env.h"
+#include "env_lint.h"
+#include "rocm_doctor/facts/gpu_inventory.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor::env_check {
+
+using namespace env_lint;
+
+namespace {
+
+// "GPU-<16 hex digits>" of each KFD GPU, from its topology `unique_id`.
+std::vector<std::string> gpu_uuids(const Host& host, const GpuInventory& inventory) {
+  std::vector<std::string> uuids;
+  for (const auto* gpu : inventory.kfd_gpus()) {
+    if (!gpu->node_id) continue;
+    auto text = host.read_file(fmt::format("/sys/class/kfd/kfd/topology/nodes/{}/properties", *gpu->node_id));
+    if (!text) continue;
+    auto node = parse_kfd_properties(*gpu->node_id, *text);
+    if (!node) continue;
+    if (auto id = node->get("unique_id"); id && *id != 0) uuids.push_back(fmt::format("{:016x}", *id));
+  }
+  return uuids;
+}
+
+}  // namespace
+
+void visibility_findings(const CheckContext& ctx, const Environment& env, std::vector<Finding>& findings) {
+  const auto& inventory = ctx.fact<GpuInventory>();
+  const int kfd_count = static_cast<int>(inventory.kfd_gpus().size());
+  const bool judge_existence = !ctx.options().image_mode && kfd_count > 0;
+  const auto uuids = gpu_uuids(ctx.host(), inventory);
+  std::optional<int> rocr_count;  // GPUs left after ROCR_VISIBLE_DEVICES
+  std::map<std::string, DeviceList> parsed;
+  const auto invalid = [&](const std::string& name, const std::string& value, const std::string& what,
+                           const std::string& token) {
+    auto finding = make_finding("env.visible-devices-invalid", Severity::error,
+                                fmt::format("{}={} is invalid: {}", name, value, what))
+                       .because(fmt::format("The runtime reads {} at start-up; an entry it cannot use hides GPUs "
+                                            "(or all of them) from every application started from this environment.",
+                                            name))
+                       .with_evidence("env " + name, value);
+    if (!token.empty()) finding.with_evidence("bad entry", token);
+    if (judge_existence)
+      finding.with_evidence("/sys/class/kfd/kfd/topology/nodes", fmt::format("{} GPU(s)", kfd_count));
+    std::vector<std::string> all;
+    for (int i = 0; i < kfd_count; ++i) all.push_back(std::to_string(i));
+    std::vector<std::string> commands = {"unset " + name};
+    if (kfd_count > 0) commands.push_back("export " + name + "=" + join(all, ","));
+    finding.with_fix(make_fix(
+        kCheckId,
+        "Unset it (every GPU is visible), or list valid comma-separated indices" +
+            std::string(name == "ROCR_VISIBLE_DEVICES" ? " or GPU-<uuid> values (rocminfo | grep Uuid)" : "") + ".",
+        commands));
+    findings.push_back(std::move(finding));
+  };
+  for (const std::string name :
+       {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
+    const auto value = env.get(name);
+    if (!value) continue;
+    auto list = parse_device_list(*value, name == "ROCR_VISIBLE_DEVICES");
+    if (!list.error.empty()) {
+      invalid(name, *value, list.error, list.bad_token);
+      continue;
+    }
+    if (list.hides_all) {
+      invalid(name, *value, trim(*value).empty() ? "an empty list hides every GPU" : "-1 hides every GPU", "");
+      continue;
+    }
+    parsed[name] = list;
+    if (name != "ROCR_VISIBLE_DEVICES") continue;
+    if (!judge_existence) continue;
+    bool ok = true;
+    for (const auto& token : list.tokens) {
+      if (token.index && static_cast<int>(*token.index) >= kfd_count) {
+        invalid(name, *value,
+                fmt::format("there is no GPU {} (the driver lists {} GPU(s): 0 to {})", *token.index, kfd_count,
+                            kfd_count - 1),
+                token.text);
+        ok = false;
+        break;
+      }
+      if (!token.uuid.empty() && !uuids.empty() &&
+          std::none_of(uuids.begin(), uuids.end(), [&](const std::string& u) { return u == token.uuid; })) {
+        invalid(name, *value, "no GPU has this UUID (rocminfo | grep Uuid lists them)", token.text);
+        ok = false;
+        break;
+      }
+    }
+    if (ok)
+      rocr_count = static_cast<int>(list.tokens.size());
+    else
+      parsed.erase(name);
+  }
+  // HIP-level lists index the GPUs ROCR left visible.
+  const int hip_base = rocr_count.value_or(kfd_count);
+  for (const std::string name : {"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
+    const auto it = parsed.find(name);
+    if (it == parsed.end() || !judge_existence) continue;
+    for (const auto& token : it->second.tokens) {
+      if (!token.index || static_cast<int>(*token.index) < hip_base) continue;
+      const auto value = *env.get(name);
+      if (rocr_count) {
+        const auto rocr = *env.get("ROCR_VISIBLE_DEVICES");
+        auto finding =
+            make_finding("env.visible-devices-conflict", Severity::warning,
+                         fmt::format("ROCR_VISIBLE_DEVICES={} leaves {} GPU(s), so {}={} names a GPU that is gone",
+                                     rocr, *rocr_count, name, value))
+                .because(fmt::format("The filters compose: ROCR_VISIBLE_DEVICES filters first (at the HSA level) and "
+                                     "renumbers what it keeps from 0; {} then picks from that renumbered list. "
+                                     "Index {} does not exist after the first filter, so the application sees fewer "
+                                     "GPUs than meant (or none).",
+                                     name, *token.index))
+                .with_evidence("env ROCR_VISIBLE_DEVICES", rocr)
+                .with_evidence("env " + name, value);
+        finding.with_fix(make_fix(kCheckId,
+                                  "Use one variable: keep ROCR_VISIBLE_DEVICES (recommended on Linux) and drop the "
+                                  "other, or index the renumbered list (0 to " +
+                                      std::to_string(*rocr_count - 1) + ").",
+                                  {"unset " + name}));
+        findings.push_back(std::move(finding));
+      } else {
+        invalid(name, value,
+                fmt::format("there is no GPU {} (the driver lists {} GPU(s): 0 to {})", *token.index, kfd_count,
+                            kfd_count - 1),
+                token.text);
+      }
+      break;
+    }
+  }
+  // HIP_VISIBLE_DEVICES and CUDA_VISIBLE_DEVICES both set, differently.
+  const auto hip = env.get("HIP_VISIBLE_DEVICES");
+  const auto cuda = env.get("CUDA_VISIBLE_DEVICES");
+  if (hip && cuda && parsed.contains("HIP_VISIBLE_DEVICES") && parsed.contains("CUDA_VISIBLE_DEVICES") &&
+      trim(*hip) != trim(*cuda)) {
+    auto finding = make_finding("env.visible-devices-conflict", Severity::warning,
+                                fmt::format("HIP_VISIBLE_DEVICES={} and CUDA_VISIBLE_DEVICES={} disagree", *hip, *cuda))
+                       .because(
+                           "Both select GPUs at the HIP level; HIP uses HIP_VISIBLE_DEVICES and the other is "
+                           "ignored, so scripts that set CUDA_VISIBLE_DEVICES (launchers, schedulers) do not get "
+                           "the GPUs they asked for. ROCR_VISIBLE_DEVICES, when set, filters before both.")
+                       .with_evidence("env HIP_VISIBLE_DEVICES", *hip)
+                       .with_evidence("env CUDA_VISIBLE_DEVICES", *cuda);
+    finding.with_fix(make_fix(kCheckId, "Keep one of them.", {"unset CUDA_VISIBLE_DEVICES"}));
+    findings.push_back(std::move(finding));
+  }
+}
+
+}  // namespace rocm_doctor::env_check
