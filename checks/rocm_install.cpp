@@ -108,6 +108,51 @@ Finding version_info(const RocmInstallation& install) {
   return finding;
 }
 
+// Where something expects /opt/rocm: PATH, the loader's folders, ROCM_PATH/HIP_PATH.
+std::vector<Evidence> opt_rocm_references(const CheckContext& ctx, const RocmInstallation& install) {
+  std::vector<Evidence> found;
+  for (const auto& dir : split_search_path(ctx.host().env("PATH").value_or(""))) {
+    if (under(normalize_path(dir), "/opt/rocm")) found.push_back({"env PATH", dir});
+  }
+  for (const auto& dir : install.loader_dirs) {
+    if (under(dir.path, "/opt/rocm")) found.push_back({dir.origin, dir.path});
+  }
+  for (const char* name : {"ROCM_PATH", "HIP_PATH", "ROCM_HOME"}) {
+    const auto value = ctx.host().env(name);
+    if (value && under(normalize_path(*value), "/opt/rocm")) found.push_back({std::string("env ") + name, *value});
+  }
+  return found;
+}
+
+// One /opt/rocm-X.Y.Z and no /opt/rocm at all (amdgpu-install on some distributions, a
+// partial or copied install): the fix is the link, not PATH edits naming the version.
+std::optional<Finding> link_missing(const CheckContext& ctx, const RocmInstallation& install) {
+  if (install.opt_rocm_target || ctx.host().exists("/opt/rocm") || !install.active) return std::nullopt;
+  const auto vendor = std::count_if(install.releases.begin(), install.releases.end(),
+                                    [](const auto& release) { return !release.distro_packaged; });
+  const auto& active = *install.active;
+  if (vendor != 1 || active.distro_packaged || !active.prefix.starts_with("/opt/rocm-")) return std::nullopt;
+  const auto references = opt_rocm_references(ctx, install);
+  auto finding =
+      make_finding("rocm.link-missing", references.empty() ? Severity::warning : Severity::error,
+                   "/opt/rocm does not exist; ROCm is installed only as " + active.prefix)
+          .because(
+              "Build systems (CMake's ROCm modules, hipcc wrappers, llama.cpp and koboldcpp Makefiles), "
+              "frameworks and AMD's own post-install settings look for ROCm under /opt/rocm. Without the link "
+              "they fail with '/opt/rocm/bin/hipcc: not found' or fall back to a CPU build; naming the "
+              "version in PATH instead breaks again at the next upgrade.")
+          .with_evidence("/opt/rocm", "not found")
+          .with_evidence(active.evidence, active.version.empty() ? "unknown version" : active.version);
+  for (const auto& item : references) finding.with_evidence(item.source, item.value + " (expects /opt/rocm)");
+  const bool alternatives = ctx.host().exists("/var/lib/dpkg/alternatives/rocm");
+  return finding.with_fix(make_fix(kCheckId,
+                                   alternatives ? "Let update-alternatives recreate the /opt/rocm link."
+                                                : "Create the /opt/rocm link to the installed release.",
+                                   {alternatives ? std::string("sudo update-alternatives --auto rocm")
+                                                 : "sudo ln -sfn " + shell_quote(active.prefix) + " /opt/rocm"},
+                                   {.root = true}));
+}
+
 // Several releases side by side are fine (AMD supports it); they matter when
 // something mixes them or nothing says which one is meant.
 Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& install) {
@@ -255,8 +300,12 @@ std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstal
   if (tools.empty()) return std::nullopt;
   const auto path = host.env("PATH").value_or("");
   for (const auto& dir : split_search_path(path)) {
-    // /opt/rocm/bin behind a dangling /opt/rocm: rocm.link-dangling says how to fix it.
-    if (install.opt_rocm_dangling && normalize_path(dir) == "/opt/rocm/bin") return std::nullopt;
+    // /opt/rocm/bin behind a dangling or missing /opt/rocm: rocm.link-dangling or
+    // rocm.link-missing says how to fix it.
+    if ((install.opt_rocm_dangling || !install.opt_rocm_target) && normalize_path(dir) == "/opt/rocm/bin" &&
+        !host.exists("/opt/rocm")) {
+      return std::nullopt;
+    }
     for (const auto& tool : tools) {
       if (host.exists(normalize_path(dir) + "/" + tool)) return std::nullopt;
     }
@@ -293,9 +342,8 @@ class RocmInstallCheck final : public Check {
   std::string_view title() const override { return "ROCm installation"; }
   int order() const override { return 40; }
   std::vector<std::string_view> finding_ids() const override {
-    return {
-        "rocm.not-installed",   "rocm.version", "rocm.multiple-installs", "rocm.link-dangling", "rocm.lib-not-found",
-        "rocm.bin-not-on-path", "rocm.ok"};
+    return {"rocm.not-installed", "rocm.version",         "rocm.multiple-installs", "rocm.link-dangling",
+            "rocm.lib-not-found", "rocm.bin-not-on-path", "rocm.link-missing",      "rocm.ok"};
   }
 
   // Runs with --image too: ROCm's user space is exactly what an image build checks.
@@ -308,8 +356,16 @@ class RocmInstallCheck final : public Check {
       return findings;
     }
     findings.push_back(version_info(install));
+    auto missing_link = link_missing(ctx, install);
+    // The loader told to look in /opt/rocm/lib: the missing link is the cause, not the loader configuration.
+    const bool link_explains_loader =
+        missing_link && std::any_of(install.loader_dirs.begin(), install.loader_dirs.end(),
+                                    [](const auto& dir) { return under(dir.path, "/opt/rocm"); });
+    if (missing_link) findings.push_back(std::move(*missing_link));
     if (install.releases.size() > 1) findings.push_back(multiple_installs(ctx, install));
-    if (auto finding = lib_not_found(ctx, install)) findings.push_back(std::move(*finding));
+    if (!link_explains_loader) {
+      if (auto finding = lib_not_found(ctx, install)) findings.push_back(std::move(*finding));
+    }
     if (auto finding = bin_not_on_path(ctx, install)) findings.push_back(std::move(*finding));
     const bool healthy = std::none_of(findings.begin(), findings.end(),
                                       [](const auto& finding) { return finding.severity >= Severity::warning; });
