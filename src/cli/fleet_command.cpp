@@ -1,16 +1,18 @@
 // `rocm-doctor fleet REPORTS...`: many nodes' JSON reports at once (collected by
-// srun, pdsh, Ansible or a DaemonSet): how many nodes have each finding, nodes
-// grouped by identical problem sets, and the spread of versions.
+// srun, pdsh, Ansible or a DaemonSet): root causes and how many nodes each fix
+// repairs, the nodes to drain first, nodes grouped by identical problem sets, and
+// the spread of versions and GPUs. Each report is folded into the summary as it is
+// read (report/fleet_summary.h), so memory does not grow with the number of nodes.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <optional>
 #include <thread>
 
 #include "cli/cli.h"
+#include "report/fleet_summary.h"
 #include "report/report_digest.h"
 #include "rocm_doctor/text.h"
 #include "util/atomic_file.h"
@@ -21,188 +23,296 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kHostsShown = 20;
+// Hands out the report files of the inputs one at a time, to any worker: files
+// as given, folders searched recursively for *.json, never listed in full.
+class ReportFiles {
+ public:
+  explicit ReportFiles(const std::vector<std::string>& inputs) : inputs_(inputs) {}
 
-struct FindingCount {
-  std::string severity;  // the worst seen
-  std::set<std::string> nodes;
-};
-
-struct Fleet {
-  std::vector<ReportDigest> reports;
-  std::vector<std::pair<std::string, std::string>> unreadable;  // file, why
-  std::map<std::string, FindingCount> findings;
-  std::map<std::vector<std::string>, std::vector<std::string>> groups;  // problem set -> nodes
-  std::map<std::string, std::map<std::string, int>> versions;           // key -> value -> nodes
-  std::map<std::string, int> gpus;                                      // model -> GPUs
-  std::map<std::string, int> worst;                                     // severity -> nodes
-};
-
-std::string node_name(const ReportDigest& report) {
-  return report.hostname.empty() ? fs::path(report.file).stem().string() : report.hostname;
-}
-
-std::vector<fs::path> report_files(const std::vector<std::string>& inputs,
-                                   std::vector<std::pair<std::string, std::string>>& bad) {
-  std::vector<fs::path> files;
-  for (const auto& input : inputs) {
-    std::error_code error;
-    if (fs::is_directory(input, error)) {
-      for (fs::recursive_directory_iterator it(input, error), end; !error && it != end; it.increment(error)) {
-        if (it->is_regular_file(error) && it->path().extension() == ".json") files.push_back(it->path());
+  // The next file, or nothing when all are handed out; inputs that cannot be
+  // read go to `unreadable`.
+  std::optional<fs::path> next(FleetSummary& unreadable) {
+    const std::lock_guard lock(mutex_);
+    while (true) {
+      if (in_folder_) {
+        if (auto file = next_in_folder(unreadable)) return file;
+        in_folder_ = false;
       }
-      if (error) bad.emplace_back(input, error.message());
-    } else if (fs::exists(input, error)) {
-      files.emplace_back(input);
-    } else {
-      bad.emplace_back(input, "no such file or folder");
+      if (input_ == inputs_.size()) return std::nullopt;
+      const std::string& input = inputs_[input_++];
+      std::error_code error;
+      if (fs::is_directory(input, error)) {
+        folder_ = input;
+        it_ = fs::recursive_directory_iterator(input, error);
+        if (error) {
+          unreadable.add_unreadable(input, error.message());
+          continue;
+        }
+        in_folder_ = true;
+        first_ = true;
+      } else if (fs::exists(input, error)) {
+        return fs::path(input);
+      } else {
+        unreadable.add_unreadable(input, "no such file or folder");
+      }
     }
   }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
-// Reads every report, in parallel: parsing dominates at 10,000 nodes.
-Fleet load(const std::vector<std::string>& inputs) {
-  Fleet fleet;
-  const auto files = report_files(inputs, fleet.unreadable);
-  std::vector<tl::expected<ReportDigest, std::string>> results(files.size(), tl::unexpected(std::string()));
-  std::atomic<std::size_t> next{0};
+ private:
+  std::optional<fs::path> next_in_folder(FleetSummary& unreadable) {
+    std::error_code error;
+    const fs::recursive_directory_iterator end;
+    while (true) {
+      if (!first_) it_.increment(error);
+      first_ = false;
+      if (error) {
+        unreadable.add_unreadable(folder_, error.message());
+        return std::nullopt;
+      }
+      if (it_ == end) return std::nullopt;
+      if (it_->path().extension() == ".json" && it_->is_regular_file(error)) return it_->path();
+    }
+  }
+
+  std::mutex mutex_;
+  const std::vector<std::string>& inputs_;
+  std::size_t input_ = 0;
+  bool in_folder_ = false;
+  bool first_ = false;  // the iterator stands on an entry not yet looked at
+  std::string folder_;
+  fs::recursive_directory_iterator it_;
+};
+
+// Reads every report in parallel (parsing dominates), each worker folding into a
+// summary of its own; the summaries merge at the end.
+FleetSummary load(const std::vector<std::string>& inputs) {
+  ReportFiles files(inputs);
   const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
+  std::vector<FleetSummary> partial(workers);
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      for (std::size_t i = next++; i < files.size(); i = next++) results[i] = load_report_digest(files[i]);
+    threads.emplace_back([&files, &summary = partial[w]] {
+      while (const auto file = files.next(summary)) {
+        if (auto report = load_report_digest(*file)) {
+          summary.add(*report);
+        } else {
+          summary.add_unreadable(file->string(), std::move(report.error()));
+        }
+      }
     });
   }
   for (auto& thread : threads) thread.join();
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (results[i]) {
-      fleet.reports.push_back(std::move(*results[i]));
-    } else {
-      fleet.unreadable.emplace_back(files[i].string(), results[i].error());
-    }
-  }
-  for (const auto& report : fleet.reports) {
-    const auto node = node_name(report);
-    std::set<std::string> problems;
-    for (const auto& finding : report.findings) {
-      if (severity_rank(finding.severity) < severity_rank("warning")) continue;
-      auto& count = fleet.findings[finding.id];
-      if (severity_rank(finding.severity) > severity_rank(count.severity)) count.severity = finding.severity;
-      count.nodes.insert(node);
-      problems.insert(finding.id);
-    }
-    fleet.groups[{problems.begin(), problems.end()}].push_back(node);
-    for (const auto& [key, value] : report.versions) ++fleet.versions[key][value];
-    for (const auto& gpu : report.gpus) {
-      const auto space = gpu.find(' ');
-      ++fleet.gpus[space == std::string::npos ? gpu : gpu.substr(space + 1)];
-    }
-    ++fleet.worst[report.worst];
-  }
-  return fleet;
+  for (unsigned w = 1; w < workers; ++w) partial[0].merge(std::move(partial[w]));
+  return std::move(partial[0]);
 }
 
-std::vector<std::pair<std::string, const FindingCount*>> by_nodes(const Fleet& fleet) {
-  std::vector<std::pair<std::string, const FindingCount*>> list;
-  for (const auto& [id, count] : fleet.findings) list.emplace_back(id, &count);
+template <typename Map>
+std::vector<typename Map::const_pointer> by_nodes(const Map& map) {
+  std::vector<typename Map::const_pointer> list;
+  for (const auto& entry : map) list.push_back(&entry);
   std::stable_sort(list.begin(), list.end(),
-                   [](const auto& a, const auto& b) { return a.second->nodes.size() > b.second->nodes.size(); });
+                   [](const auto* a, const auto* b) { return a->second.nodes.count() > b->second.nodes.count(); });
   return list;
 }
 
-std::vector<std::pair<const std::vector<std::string>*, const std::vector<std::string>*>> groups(const Fleet& fleet) {
-  std::vector<std::pair<const std::vector<std::string>*, const std::vector<std::string>*>> list;
-  for (const auto& [problems, nodes] : fleet.groups) list.emplace_back(&problems, &nodes);
+std::vector<const std::pair<const std::vector<std::string>, HostSample>*> groups(const FleetSummary& fleet) {
+  std::vector<const std::pair<const std::vector<std::string>, HostSample>*> list;
+  for (const auto& entry : fleet.groups()) list.push_back(&entry);
   std::stable_sort(list.begin(), list.end(),
-                   [](const auto& a, const auto& b) { return a.second->size() > b.second->size(); });
+                   [](const auto* a, const auto* b) { return a->second.count() > b->second.count(); });
   return list;
 }
 
-std::string some_hosts(const std::vector<std::string>& hosts) {
-  std::vector<std::string> shown(hosts.begin(), hosts.begin() + static_cast<long>(std::min(hosts.size(), kHostsShown)));
-  std::string out = join(shown, ", ");
-  if (hosts.size() > kHostsShown) out += fmt::format(" and {} more", hosts.size() - kHostsShown);
+std::string some_hosts(const HostSample& sample) {
+  std::string out = join(sample.hosts(), ", ");
+  if (sample.count() > sample.hosts().size())
+    out += fmt::format(" and {} more", sample.count() - sample.hosts().size());
   return out;
 }
 
-std::string render_text(const Fleet& fleet, bool markdown) {
-  std::string out = markdown ? "## rocm-doctor fleet\n\n" : "";
-  const auto worst = [&](const char* key) { return fleet.worst.contains(key) ? fleet.worst.at(key) : 0; };
-  out += fmt::format("{} nodes: {} with errors, {} with warnings only, {} without problems", fleet.reports.size(),
-                     worst("error"), worst("warning"), worst("ok") + worst("info"));
-  if (!fleet.unreadable.empty()) out += fmt::format("; {} unreadable", fleet.unreadable.size());
-  out += ".\n\n";
-  if (markdown) {
-    out += "### Findings\n\n| Finding | Severity | Nodes |\n|---|---|---|\n";
-    for (const auto& [id, count] : by_nodes(fleet))
-      out += fmt::format("| `{}` | {} | {} |\n", id, count->severity, count->nodes.size());
-    out += "\n### Nodes grouped by problems\n\n| Nodes | Problems | Hosts |\n|---|---|---|\n";
-    for (const auto& [problems, nodes] : groups(fleet)) {
-      out += fmt::format("| {} | {} | {} |\n", nodes->size(), problems->empty() ? "none" : join(*problems, ", "),
-                         some_hosts(*nodes));
-    }
-    out += "\n### Versions\n\n| Component | Value | Nodes |\n|---|---|---|\n";
-    for (const auto& [key, values] : fleet.versions) {
-      for (const auto& [value, count] : values) out += fmt::format("| {} | {} | {} |\n", key, value, count);
-    }
-    out += "\n### GPUs\n\n| Model | GPUs |\n|---|---|\n";
-    for (const auto& [model, count] : fleet.gpus) out += fmt::format("| {} | {} |\n", model, count);
-  } else {
-    out += "Findings (nodes):\n";
-    for (const auto& [id, count] : by_nodes(fleet))
-      out += fmt::format("  {:>6}  {:<8} {}\n", count->nodes.size(), count->severity, id);
-    out += "\nNodes grouped by problems:\n";
-    for (const auto& [problems, nodes] : groups(fleet)) {
-      out += fmt::format("  {:>6}  {}\n          {}\n", nodes->size(),
-                         problems->empty() ? "(no problems)" : join(*problems, ", "), some_hosts(*nodes));
-    }
-    out += "\nVersions (nodes):\n";
-    for (const auto& [key, values] : fleet.versions) {
-      std::vector<std::string> parts;
-      for (const auto& [value, count] : values) parts.push_back(fmt::format("{} ({})", value, count));
-      out += fmt::format("  {:<14} {}\n", key, join(parts, ", "));
-    }
-    if (!fleet.gpus.empty()) {
-      out += "\nGPUs:\n";
-      for (const auto& [model, count] : fleet.gpus) out += fmt::format("  {:>6}  {}\n", count, model);
-    }
-  }
-  if (!fleet.unreadable.empty()) {
-    out += markdown ? "\n### Unreadable reports\n\n" : "\nUnreadable reports:\n";
-    for (const auto& [file, why] : fleet.unreadable) out += fmt::format("{}{}\n", markdown ? "- " : "  ", why);
+// A markdown table cell: `|` would end the cell (GitHub and GitLab tables).
+std::string cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
   }
   return out;
 }
 
-nlohmann::ordered_json to_json(const Fleet& fleet) {
+std::string code_cell(std::string_view text) {
+  return "`" + cell(text) + "`";
+}
+
+std::string stack_name(const std::pair<std::string, std::string>& stack) {
+  return fmt::format("ROCm {}, amdgpu {}", stack.first.empty() ? "unknown" : stack.first,
+                     stack.second.empty() ? "unknown" : stack.second);
+}
+
+std::string headline(const FleetSummary& fleet) {
+  std::string out = fmt::format("{} nodes: {} with errors, {} with warnings only, {} without problems", fleet.nodes(),
+                                fleet.worst_count("error"), fleet.worst_count("warning"),
+                                fleet.worst_count("ok") + fleet.worst_count("info"));
+  if (fleet.unreadable_total() > 0) out += fmt::format("; {} unreadable", fleet.unreadable_total());
+  return out + ".\n\n";
+}
+
+std::string drain_more(const FleetSummary& fleet) {
+  const auto shown = fleet.drain_first().size();
+  return fleet.drain_total() > shown ? fmt::format("and {} more\n", fleet.drain_total() - shown) : "";
+}
+
+std::string render_markdown(const FleetSummary& fleet) {
+  std::string out = "## rocm-doctor fleet\n\n" + headline(fleet);
+  out += "### Root causes\n\n| Root cause | Severity | Nodes | Fixing it repairs |\n|---|---|---|---|\n";
+  for (const auto* entry : by_nodes(fleet.root_causes())) {
+    const auto& [id, tally] = *entry;
+    out +=
+        fmt::format("| {} | {} | {} | {} |\n", code_cell(id), cell(tally.severity), tally.nodes.count(), tally.repairs);
+  }
+  out += fmt::format("\n### Drain first ({} nodes with errors)\n\n| Node | Root causes | Errors |\n|---|---|---|\n",
+                     fleet.drain_total());
+  for (const auto& node : fleet.drain_first())
+    out += fmt::format("| {} | {} | {} |\n", cell(node.host), cell(join(node.root_causes, ", ")), node.errors);
+  if (!drain_more(fleet).empty()) out += "\n" + drain_more(fleet);
+  out += "\n### Findings\n\n| Finding | Severity | Nodes |\n|---|---|---|\n";
+  for (const auto* entry : by_nodes(fleet.findings()))
+    out += fmt::format("| {} | {} | {} |\n", code_cell(entry->first), cell(entry->second.severity),
+                       entry->second.nodes.count());
+  out += "\n### Nodes grouped by problems\n\n| Nodes | Problems | Hosts |\n|---|---|---|\n";
+  for (const auto* entry : groups(fleet)) {
+    const auto& [problems, nodes] = *entry;
+    out += fmt::format("| {} | {} | {} |\n", nodes.count(), problems.empty() ? "none" : cell(join(problems, ", ")),
+                       cell(some_hosts(nodes)));
+  }
+  out += "\n### ROCm and driver\n\n| ROCm | amdgpu | Nodes |\n|---|---|---|\n";
+  for (const auto& [stack, count] : fleet.stacks())
+    out += fmt::format("| {} | {} | {} |\n", cell(stack.first.empty() ? "unknown" : stack.first),
+                       cell(stack.second.empty() ? "unknown" : stack.second), count);
+  out += "\n### Versions\n\n| Component | Value | Nodes |\n|---|---|---|\n";
+  for (const auto& [key, values] : fleet.versions()) {
+    for (const auto& [value, count] : values) out += fmt::format("| {} | {} | {} |\n", cell(key), cell(value), count);
+  }
+  out += "\n### GPUs\n\n| Model | GPUs | Nodes |\n|---|---|---|\n";
+  for (const auto& [model, tally] : fleet.gpu_models())
+    out += fmt::format("| {} | {} | {} |\n", cell(model), tally.gpus, tally.nodes);
+  return out;
+}
+
+std::string render_text(const FleetSummary& fleet) {
+  std::string out = headline(fleet);
+  out += "Root causes (nodes, nodes that fixing it alone repairs):\n";
+  for (const auto* entry : by_nodes(fleet.root_causes())) {
+    const auto& [id, tally] = *entry;
+    out += fmt::format("  {:>6} {:>6}  {:<8} {}\n", tally.nodes.count(), tally.repairs, tally.severity, id);
+  }
+  out += fmt::format("\nDrain first ({} nodes with errors):\n", fleet.drain_total());
+  for (const auto& node : fleet.drain_first())
+    out += fmt::format("  {:<24} {} ({} error{})\n", node.host, join(node.root_causes, ", "), node.errors,
+                       node.errors == 1 ? "" : "s");
+  if (!drain_more(fleet).empty()) out += "  " + drain_more(fleet);
+  out += "\nFindings (nodes):\n";
+  for (const auto* entry : by_nodes(fleet.findings()))
+    out += fmt::format("  {:>6}  {:<8} {}\n", entry->second.nodes.count(), entry->second.severity, entry->first);
+  out += "\nNodes grouped by problems:\n";
+  for (const auto* entry : groups(fleet)) {
+    const auto& [problems, nodes] = *entry;
+    out += fmt::format("  {:>6}  {}\n          {}\n", nodes.count(),
+                       problems.empty() ? "(no problems)" : join(problems, ", "), some_hosts(nodes));
+  }
+  out += "\nROCm and driver (nodes):\n";
+  for (const auto& [stack, count] : fleet.stacks()) out += fmt::format("  {:>6}  {}\n", count, stack_name(stack));
+  out += "\nVersions (nodes):\n";
+  for (const auto& [key, values] : fleet.versions()) {
+    std::vector<std::string> parts;
+    for (const auto& [value, count] : values) parts.push_back(fmt::format("{} ({})", value, count));
+    out += fmt::format("  {:<14} {}\n", key, join(parts, ", "));
+  }
+  if (!fleet.gpu_models().empty()) {
+    out += "\nGPUs (GPUs, nodes):\n";
+    for (const auto& [model, tally] : fleet.gpu_models())
+      out += fmt::format("  {:>6} {:>6}  {}\n", tally.gpus, tally.nodes, model);
+  }
+  return out;
+}
+
+std::string unreadable_list(const FleetSummary& fleet, bool markdown) {
+  if (fleet.unreadable_total() == 0) return "";
+  std::string out = markdown ? "\n### Unreadable reports\n\n" : "\nUnreadable reports:\n";
+  for (const auto& [file, why] : fleet.unreadable())
+    out += fmt::format("{}{}\n", markdown ? "- " : "  ", why.starts_with(file) ? why : file + ": " + why);
+  if (fleet.unreadable_total() > fleet.unreadable().size())
+    out += fmt::format("{}and {} more\n", markdown ? "- " : "  ", fleet.unreadable_total() - fleet.unreadable().size());
+  return out;
+}
+
+nlohmann::ordered_json to_json(const FleetSummary& fleet) {
   using Json = nlohmann::ordered_json;
+  Json root_causes = Json::array();
+  for (const auto* entry : by_nodes(fleet.root_causes())) {
+    const auto& [id, tally] = *entry;
+    root_causes.push_back({{"id", id},
+                           {"severity", tally.severity},
+                           {"nodes", tally.nodes.count()},
+                           {"repairs", tally.repairs},
+                           {"hosts", tally.nodes.hosts()}});
+  }
+  Json drain = Json::array();
+  for (const auto& node : fleet.drain_first())
+    drain.push_back({{"host", node.host}, {"root_causes", node.root_causes}, {"errors", node.errors}});
   Json findings = Json::array();
-  for (const auto& [id, count] : by_nodes(fleet)) {
-    const std::vector<std::string> nodes(count->nodes.begin(), count->nodes.end());
-    findings.push_back({{"id", id}, {"severity", count->severity}, {"nodes", nodes.size()}, {"hosts", nodes}});
+  for (const auto* entry : by_nodes(fleet.findings())) {
+    const auto& [id, tally] = *entry;
+    findings.push_back(
+        {{"id", id}, {"severity", tally.severity}, {"nodes", tally.nodes.count()}, {"hosts", tally.nodes.hosts()}});
   }
   Json grouped = Json::array();
-  for (const auto& [problems, nodes] : groups(fleet))
-    grouped.push_back({{"problems", *problems}, {"nodes", nodes->size()}, {"hosts", *nodes}});
+  for (const auto* entry : groups(fleet))
+    grouped.push_back({{"problems", entry->first}, {"nodes", entry->second.count()}, {"hosts", entry->second.hosts()}});
+  Json stacks = Json::array();
+  for (const auto& [stack, count] : fleet.stacks())
+    stacks.push_back({{"rocm", stack.first}, {"amdgpu", stack.second}, {"nodes", count}});
+  Json gpus = Json::object();
+  Json models = Json::array();
+  for (const auto& [model, tally] : fleet.gpu_models()) {
+    gpus[model] = tally.gpus;
+    models.push_back({{"model", model}, {"gpus", tally.gpus}, {"nodes", tally.nodes}});
+  }
   Json unreadable = Json::array();
-  for (const auto& [file, why] : fleet.unreadable) unreadable.push_back({{"file", file}, {"error", why}});
-  return {{"schema", "rocm-doctor/fleet"}, {"schema_version", 1},  {"nodes", fleet.reports.size()},
-          {"worst", fleet.worst},          {"findings", findings}, {"groups", grouped},
-          {"versions", fleet.versions},    {"gpus", fleet.gpus},   {"unreadable", unreadable}};
+  for (const auto& [file, why] : fleet.unreadable()) unreadable.push_back({{"file", file}, {"error", why}});
+  return {{"schema", "rocm-doctor/fleet"},
+          {"schema_version", 2},
+          {"nodes", fleet.nodes()},
+          {"worst", fleet.worst()},
+          {"root_causes", root_causes},
+          {"drain_first", {{"nodes", fleet.drain_total()}, {"hosts", drain}}},
+          {"findings", findings},
+          {"groups", grouped},
+          {"stacks", stacks},
+          {"versions", fleet.versions()},
+          {"gpus", gpus},
+          {"gpu_models", models},
+          {"unreadable", unreadable},
+          {"unreadable_total", fleet.unreadable_total()}};
 }
 
 }  // namespace
 
 int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output) {
-  const Fleet fleet = load(inputs);
-  if (fleet.reports.empty()) {
-    for (const auto& [file, why] : fleet.unreadable)
+  const FleetSummary fleet = load(inputs);
+  if (fleet.nodes() == 0) {
+    for (const auto& [file, why] : fleet.unreadable())
       fmt::print(stderr, "rocm-doctor: {}\n", why.starts_with(file) ? why : file + ": " + why);
     return usage_error("fleet: no readable report");
   }
-  const std::string out = format == "json" ? to_json(fleet).dump(2) + "\n" : render_text(fleet, format == "markdown");
+  std::string out;
+  if (format == "json") {
+    out = to_json(fleet).dump(2) + "\n";
+  } else if (format == "markdown") {
+    out = render_markdown(fleet) + unreadable_list(fleet, true);
+  } else {
+    out = render_text(fleet) + unreadable_list(fleet, false);
+  }
   if (output.empty()) {
     std::fwrite(out.data(), 1, out.size(), stdout);
   } else if (auto written = write_file_atomically(output, out); !written) {

@@ -34,6 +34,7 @@ void make_displayable(ReportDigest& digest) {
     for (auto* text : {&finding.id, &finding.check, &finding.severity, &finding.summary}) *text = shown(*text);
   }
   for (auto& gpu : digest.gpus) gpu = shown(gpu);
+  for (auto& id : digest.root_causes) id = shown(id);
 }
 
 // Reads a report with nlohmann's SAX interface and keeps only the digest's
@@ -43,7 +44,21 @@ void make_displayable(ReportDigest& digest) {
 class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
  public:
   // The containers whose fields the digest keeps; everything else is `other`.
-  enum class Role { root, host, summary, tool, versions, checks, check, findings, finding, gpus, gpu, other };
+  enum class Role {
+    root,
+    host,
+    summary,
+    tool,
+    versions,
+    checks,
+    check,
+    findings,
+    finding,
+    gpus,
+    gpu,
+    root_causes,
+    other
+  };
 
   tl::expected<ReportDigest, std::string> finish() {
     if (!root_is_object_ || schema_ != "rocm-doctor/report") {
@@ -60,6 +75,8 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     digest.findings = std::move(findings_);
     digest.check_status = std::move(check_status_);
     digest.gpus = std::move(gpus_);
+    digest.has_root_causes = has_root_causes_;
+    digest.root_causes = std::move(root_causes_);
     make_displayable(digest);
     return digest;
   }
@@ -110,7 +127,8 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     if (!is_string) value.clear();
     switch (frame.role) {
       case Role::root:
-        root_child(key, false);  // a scalar "host", "checks", ... replaces an earlier one
+        root_child(key, false);                              // a scalar "host", "checks", ... replaces an earlier one
+        if (key == "root_causes") has_root_causes_ = false;  // and is no list of ids
         if (key == "schema")
           schema_ = std::move(value);
         else if (key == "generated_at")
@@ -163,6 +181,9 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       case Role::checks: check_status_[""] = ""; break;  // an element that is no object
       case Role::findings: check_.findings.push_back({}); break;
       case Role::gpus: gpus_.push_back(" "); break;
+      case Role::root_causes:
+        if (is_string) root_causes_.push_back(std::move(value));
+        break;
       case Role::other: break;
     }
   }
@@ -221,6 +242,7 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       case Role::versions:
       case Role::finding:
       case Role::gpu: element_or_field({}, false); break;
+      case Role::root_causes:  // a container in the list is no finding id
       case Role::other: break;
     }
     stack_.push_back({role, {}});
@@ -253,6 +275,11 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       gpus_.clear();
       return is_object ? Role::other : Role::gpus;
     }
+    if (key == "root_causes") {
+      root_causes_.clear();
+      has_root_causes_ = !is_object;
+      return is_object ? Role::other : Role::root_causes;
+    }
     return Role::other;
   }
 
@@ -283,6 +310,8 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
   std::vector<DigestFinding> findings_;
   std::map<std::string, std::string> check_status_;
   std::vector<std::string> gpus_;
+  bool has_root_causes_ = false;
+  std::vector<std::string> root_causes_;
   PendingCheck check_;
   DigestFinding finding_;
   PendingGpu gpu_;

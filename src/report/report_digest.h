@@ -30,6 +30,9 @@ struct ReportDigest {
   std::vector<DigestFinding> findings;
   std::map<std::string, std::string> check_status;  // check id -> status
   std::vector<std::string> gpus;                    // "0000:03:00.0 AMD Radeon RX 7900 XTX (gfx1100)"
+  // The report's `root_causes` (finding ids, ranked), when it has that field.
+  bool has_root_causes = false;
+  std::vector<std::string> root_causes;
 };
 
 // The text of a JSON report, as `diff` and `fleet` read it (untrusted input); the error

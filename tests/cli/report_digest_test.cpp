@@ -64,6 +64,12 @@ tl::expected<ReportDigest, std::string> document_digest(const std::string& input
       digest.gpus.push_back(std::move(line));
     }
   }
+  if (const auto it = report.find("root_causes"); it != report.end() && it->is_array()) {
+    digest.has_root_causes = true;
+    for (const auto& id : *it) {
+      if (id.is_string()) digest.root_causes.push_back(shown(id.get<std::string>()));
+    }
+  }
   return digest;
 }
 
@@ -78,6 +84,8 @@ void expect_same(const std::string& input, const std::string& what) {
   EXPECT_EQ(got->versions, expected->versions) << what;
   EXPECT_EQ(got->check_status, expected->check_status) << what;
   EXPECT_EQ(got->gpus, expected->gpus) << what;
+  EXPECT_EQ(got->has_root_causes, expected->has_root_causes) << what;
+  EXPECT_EQ(got->root_causes, expected->root_causes) << what;
   ASSERT_EQ(got->findings.size(), expected->findings.size()) << what;
   for (std::size_t i = 0; i < got->findings.size(); ++i) {
     const auto& a = got->findings[i];
@@ -120,6 +128,11 @@ TEST(ReportDigest, OddShapesReadAsTheirDocument) {
           R"("host": {"hostname": "h\u001b[2J", "os": "a\nb"}, "versions": {"ro\u0007cm": "6\r"},)"
           R"( "checks": [{"id": "c\t", "status": "ok", "findings": [{"id": "f", "summary": "x\u001b]0;t\u0007\nFORGED"}]}],)"
           R"( "gpus": [{"pci_address": "p", "name": "n\u001b[31m"}]})",
+      head + R"("root_causes": ["driver.not-loaded", 3, {"id": "no"}, ["no"], "access.group-missing"]})",
+      head + R"("root_causes": ["a"], "root_causes": "b"})",
+      head + R"("root_causes": {"id": "a"}})",
+      head + R"("root_causes": "a", "root_causes": []})",
+      head + R"("root_causes": ["r\u001b[2J"]})",
       head + R"("schema": "other"})",
       R"({"schema": 5})",
       R"([{"schema": "rocm-doctor/report"}])",
