@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "distro_suite.h"
 #include "driver.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"
@@ -185,8 +186,32 @@ Judgement judge(const kb::Release& release, const std::string& name, const std::
   return result;
 }
 
-Finding unsupported_os(const SystemFacts& facts, const kb::Release& release, const std::string& version,
-                       const Judgement& judgement, const std::string& name) {
+// The first release after `release` whose list has this distribution version, if any.
+const kb::Release* later_release_listing(const kb::Release& release, const std::string& name,
+                                         const std::string& version_id) {
+  for (const auto& row : kb::knowledge_base().releases()) {
+    if (!kb::version_less(release.release, row.release)) continue;
+    const auto judged = judge(row, name, version_id, true);
+    if (!judged.matching.empty()) return &row;
+  }
+  return nullptr;
+}
+
+// "6.2.0" -> "6.2": AMD's repository folders drop a zero patch level.
+std::string repo_folder_of(const std::string& version) {
+  const auto parts = split(version, '.');
+  if (parts.size() == 3 && parts[2] == "0") return std::string(parts[0]) + "." + std::string(parts[1]);
+  return version;
+}
+
+// AMD's apt line for a ROCm release folder ("7.1", "6.2.4") in the suite fitting this distribution.
+std::string rocm_repo_line(const std::string& folder, const std::string& suite) {
+  return "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/" + folder + " " +
+         suite + " main";
+}
+
+Finding unsupported_os(const Host& host, const SystemFacts& facts, const kb::Release& release,
+                       const std::string& version, const Judgement& judgement, const std::string& name) {
   std::vector<std::string> nearest;
   for (const auto* row : judgement.same_distro) nearest.push_back(describe(*row));
   if (nearest.empty()) {
@@ -211,15 +236,33 @@ Finding unsupported_os(const SystemFacts& facts, const kb::Release& release, con
           .with_evidence("supported (nearest)", nearest.empty() ? "none listed" : join(nearest, "; "))
           .with_evidence("source",
                          release.sources.empty() ? "checks/data/rocm_releases.json" : release.sources.front());
+  const auto suite = distro_suite::read(host);
+  if (suite) finding.with_evidence("release", distro_suite::describe(*suite));
+  const auto* later = name.empty() ? nullptr : later_release_listing(release, name, facts.os_version_id);
+  if (later) finding.with_evidence("listed by", "ROCm " + later->release);
   std::vector<std::string> commands;
-  if (facts.os_id == "ubuntu") commands.push_back("sudo do-release-upgrade");
-  return finding.with_fix(
-      make_fix(kCheckId,
-               "Run ROCm " + release.release +
-                   " on one of the listed distributions (or in a "
-                   "container image of one, on a supported host), or install the ROCm release whose "
-                   "list has this distribution.",
-               commands, {.root = !commands.empty(), .reboot = !commands.empty()}));
+  std::string description;
+  if (later && suite && !suite->suite.empty()) {
+    // A newer ROCm supports this release: its repository line, in this release's suite.
+    const auto line = rocm_repo_line(later->release, suite->suite);
+    description = "ROCm " + later->release + " lists " + shown + ": point AMD's repository at it (" + line +
+                  ") and upgrade ROCm.";
+    commands = {"echo " + shell_quote(line) + " | sudo tee /etc/apt/sources.list.d/rocm.list", "sudo apt update"};
+  } else if (suite && !suite->suite.empty() && (suite->interim || suite->distro != "Ubuntu")) {
+    // An interim Ubuntu, a derivative or Debian: AMD's packages for the nearest LTS are the ones to use.
+    const auto line = rocm_repo_line(repo_folder_of(version), suite->suite);
+    description = "Unsupported, but AMD's packages for the nearest supported release (Ubuntu " + suite->suite_version +
+                  " '" + suite->suite + "') are the ones that fit " + distro_suite::describe(*suite) + ": " + line +
+                  ". For a supported setup run ROCm on a listed distribution (or in a container image of one).";
+    commands = {"echo " + shell_quote(line) + " | sudo tee /etc/apt/sources.list.d/rocm.list", "sudo apt update"};
+  } else {
+    description = "Run ROCm " + release.release +
+                  " on one of the listed distributions (or in a container image of one, on a supported host), or "
+                  "install the ROCm release whose list has this distribution.";
+    if (facts.os_id == "ubuntu") commands.push_back("sudo do-release-upgrade");
+  }
+  const bool upgrade = !commands.empty() && commands.front() == "sudo do-release-upgrade";
+  return finding.with_fix(make_fix(kCheckId, description, commands, {.root = !commands.empty(), .reboot = upgrade}));
 }
 
 std::optional<Finding> unsupported_kernel(const SystemFacts& facts, const kb::Release& release,
@@ -320,7 +363,7 @@ class PlatformCheck final : public Check {
     const auto [name, exact] = list_name(facts);
     const auto judgement = judge(*release, name, facts.os_version_id, exact);
     if (judgement.matching.empty()) {
-      findings.push_back(unsupported_os(facts, *release, install.active->version, judgement, name));
+      findings.push_back(unsupported_os(ctx.host(), facts, *release, install.active->version, judgement, name));
     } else if (native && !facts.kernel_release.empty()) {
       if (auto finding = unsupported_kernel(facts, *release, judgement)) findings.push_back(std::move(*finding));
     }

@@ -226,12 +226,67 @@ def rocm_link_scenarios():
     yield m.save({"rocm.version": "info", "rocm.ok": "ok"}, absent=("rocm.link-missing",), checks=checks)
 
 
+OS_RELEASE = {
+    "noble": 'PRETTY_NAME="Ubuntu 24.04.3 LTS"\nNAME="Ubuntu"\nVERSION_ID="24.04"\nVERSION="24.04.3 LTS (Noble Numbat)"\n'
+             'VERSION_CODENAME=noble\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=noble\n',
+    "plucky": 'PRETTY_NAME="Ubuntu 25.04"\nNAME="Ubuntu"\nVERSION_ID="25.04"\nVERSION="25.04 (Plucky Puffin)"\n'
+              'VERSION_CODENAME=plucky\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=plucky\n',
+    "trixie": 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nNAME="Debian GNU/Linux"\nVERSION_ID="13"\n'
+              'VERSION="13 (trixie)"\nVERSION_CODENAME=trixie\nDEBIAN_VERSION_FULL=13.1\nID=debian\n',
+}
+KEYRING = "signed-by=/etc/apt/keyrings/rocm.gpg"
+
+
+def apt_machine(name, description, codename, rocm, suite, kernel="6.8.0-49-generic"):
+    m = Machine(name, description).base_system(distro="ubuntu2404", kernel=kernel)
+    m.write("/etc/os-release", OS_RELEASE[codename])
+    m.gpu("0000:03:00.0", "0x744c", "0xc8", "gfx1100", 96, 24).rocm(rocm, "83")
+    folder = rocm[:-2] if rocm.endswith(".0") else rocm
+    m.write("/etc/apt/sources.list.d/rocm.list",
+            f"deb [arch=amd64 {KEYRING}] https://repo.radeon.com/rocm/apt/{folder} {suite} main\n")
+    m.write("/etc/apt/sources.list.d/amdgpu.list",
+            f"deb [arch=amd64 {KEYRING}] https://repo.radeon.com/amdgpu/{folder}/ubuntu {suite} main\n")
+    return m
+
+
+def repo_suite_scenarios():
+    checks = ("platform", "repo-suite")
+    m = apt_machine("repo-suite-jammy-on-noble", "Ubuntu 24.04 with AMD's entries still naming 'jammy' after the "
+                    "release upgrade: hipsolver/rocm-gdb depend on libcholmod3 and libpython3.10, not installable "
+                    "(ROCm/legacy-rocm-build#4042)", "noble", "6.4.1", "jammy")
+    yield m.save({"rocm.repo-suite-mismatch": "warning"}, absent=("os.unsupported",), checks=checks)
+
+    m = apt_machine("repo-suite-noble-healthy", "Healthy twin: Ubuntu 24.04 with AMD's entries for 'noble'",
+                    "noble", "6.4.1", "noble")
+    yield m.save({}, absent=("rocm.repo-suite-mismatch", "os.unsupported"), checks=checks)
+
+    m = apt_machine("repo-suite-debian13-jammy", "Debian 13 'trixie' with ROCm 6.3.1 from the Debian 12 "
+                    "instructions ('jammy' packages): rocm-llvm depends on libstdc++-11-dev, not installable; ROCm "
+                    "7.1 lists Debian 13 with the 'noble' packages (ROCm/legacy-rocm-build#4323)", "trixie", "6.3.1",
+                    "jammy", kernel="6.12.48+deb13-amd64")
+    yield m.save({"rocm.repo-suite-mismatch": "warning", "os.unsupported": "warning"},
+                 absent=("os.kernel-unsupported",), checks=checks)
+
+    m = apt_machine("repo-suite-debian13-noble-rocm70", "Debian 13 with ROCm 7.0.2 from the 'noble' packages: the "
+                    "suite is right, but 7.0 lists only Debian 12; the fix names ROCm 7.1 and its repository line "
+                    "(ROCm/legacy-rocm-build#5671, #5577)", "trixie", "7.0.2", "noble", kernel="6.12.57+deb13-amd64")
+    yield m.save({"os.unsupported": "warning"}, absent=("rocm.repo-suite-mismatch",), checks=checks)
+
+    m = apt_machine("repo-suite-ubuntu2504-interim", "Ubuntu 25.04 'plucky' (interim) with 'plucky' in AMD's "
+                    "entries: repo.radeon.com has no such suite ('does not have a Release file'); the nearest "
+                    "supported packages are the 24.04 'noble' ones (ROCm/legacy-rocm-build#1460, #5881)", "plucky",
+                    "6.4.1", "plucky", kernel="6.14.0-15-generic")
+    yield m.save({"rocm.repo-suite-mismatch": "warning", "os.unsupported": "warning"}, checks=checks)
+
+
 def main():
     for _ in apu_scenarios():
         pass
     for _ in opencl_scenarios():
         pass
     for _ in rocm_link_scenarios():
+        pass
+    for _ in repo_suite_scenarios():
         pass
 
 
