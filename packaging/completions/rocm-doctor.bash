@@ -16,9 +16,9 @@ _rocm_doctor() {
       COMPREPLY=($(compgen -W "$ids" -- "${cur##*,}")); return ;;
   esac
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --policy --level --probe-timeout --python --version --help -h" -- "$cur"))
+    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --policy --level --probe-timeout --python --dry-run --yes -y --version --help -h" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "check capture explain diff fleet" -- "$cur"))
+    COMPREPLY=($(compgen -W "check capture explain diff fleet fix" -- "$cur"))
   fi
 }
 complete -F _rocm_doctor rocm-doctor

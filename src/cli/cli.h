@@ -48,6 +48,9 @@ struct CommandLine {
   std::vector<std::string> fleet_inputs;  // fleet REPORTS...
   std::string fleet_output;               // fleet -o FILE
   std::string explain_id;                 // explain ID
+  std::vector<std::string> fix_ids;       // fix [ID...]
+  bool fix_dry_run = false;               // fix --dry-run
+  bool fix_yes = false;                   // fix --yes
 };
 
 // The whole command line (options, subcommands, help texts) bound to `values`.
@@ -58,6 +61,11 @@ std::unique_ptr<CLI::App> make_command_line(CommandLine& values);
 int cli_main(int argc, char** argv);
 
 int run_command(const RunCommandOptions& options);
+// The report of a run with these options and checks (live, or the --replay
+// snapshot), or the exit code of the usage error that stopped it.
+tl::expected<Report, int> diagnose(const RunCommandOptions& options, const std::vector<const Check*>& checks);
+// rocm-doctor fix [ID...] [--dry-run] [--yes] (docs/fix.md).
+int fix_command(const std::vector<std::string>& ids, bool dry_run, bool yes, const RunCommandOptions& options);
 int capture_command(const std::string& directory, const RunCommandOptions& options);
 int diff_command(const std::string& before, const std::string& after, const std::string& format);
 int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output);

@@ -104,6 +104,11 @@ std::unique_ptr<CLI::App> make_command_line(CommandLine& values) {
   fleet->add_option("-o,--output", values.fleet_output, "Write the summary to FILE (atomically)");
   auto* explain = app->add_subcommand("explain", "Explain a finding id or a check id");
   explain->add_option("ID", values.explain_id, "e.g. access.relogin-required")->required();
+  auto* fix = app->add_subcommand("fix", "Apply the fixes the report prints, root causes first, with consent");
+  fix->add_option("ID", values.fix_ids, "Finding ids whose fixes to apply (default: the root causes, then the rest)");
+  fix->add_flag("--dry-run", values.fix_dry_run, "Print what would be run, in order, and run nothing");
+  fix->add_flag("-y,--yes", values.fix_yes, "Apply without asking (needed when stdin is not a terminal)");
+  fix->fallthrough();
   return app;
 }
 
@@ -134,6 +139,7 @@ int cli_main(int argc, char** argv) {
     }
     return capture_command(values.capture_dir, options);
   }
+  if (app->got_subcommand("fix")) return fix_command(values.fix_ids, values.fix_dry_run, values.fix_yes, options);
   return run_command(options);
 }
 

@@ -69,16 +69,12 @@ int list_checks_command(const RunCommandOptions& options) {
   return 0;
 }
 
-int run_command(const RunCommandOptions& options) {
-  auto checks = select_checks(options.selection);
-  if (!checks) return usage_error(checks.error());
-  const auto targets = output_targets(options);
-  if (!targets) return usage_error(targets.error());
+tl::expected<Report, int> diagnose(const RunCommandOptions& options, const std::vector<const Check*>& checks) {
   auto plugin_folders = plugin_folders_option(options);
-  if (!plugin_folders) return usage_error(plugin_folders.error());
+  if (!plugin_folders) return tl::unexpected(usage_error(plugin_folders.error()));
   RunOptions run = options.run;
   auto policies = load_run_policies(options, options.replay.empty());
-  if (!policies) return usage_error(policies.error());
+  if (!policies) return tl::unexpected(usage_error(policies.error()));
   run.policies = std::move(*policies);
 
   std::unique_ptr<probe::ProbeRunner> probes;  // outlives the host that asks it
@@ -86,21 +82,31 @@ int run_command(const RunCommandOptions& options) {
   std::optional<ReplayFolder> replay;  // an archive is unpacked for the run
   if (!options.replay.empty()) {
     auto folder = open_replay_folder(options.replay);
-    if (!folder) return usage_error("cannot replay: " + folder.error());
+    if (!folder) return tl::unexpected(usage_error("cannot replay: " + folder.error()));
     replay.emplace(std::move(*folder));
     auto snapshot = SnapshotHost::open(replay->path().string());
-    if (!snapshot) return usage_error("cannot replay: " + snapshot.error());
+    if (!snapshot) return tl::unexpected(usage_error("cannot replay: " + snapshot.error()));
     host = std::move(*snapshot);
   } else {
-    probes = start_probes(options, *checks);  // they run while the static checks do
+    probes = start_probes(options, checks);  // they run while the static checks do
     host = std::make_unique<LiveHost>(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   }
-  spdlog::debug("running {} checks on the {} host", checks->size(), host->source());
+  spdlog::debug("running {} checks on the {} host", checks.size(), host->source());
   const ReadOnceHost read_once(*host);
-  Report report = run_checks(read_once, run, *checks);
+  Report report = run_checks(read_once, run, checks);
   if (options.redact) Redactor::from_host(*host).apply(report);
-  if (const int rc = write_outputs(report, *targets, options); rc != 0) return rc;
-  return run_exit_code(report, options);
+  return report;
+}
+
+int run_command(const RunCommandOptions& options) {
+  auto checks = select_checks(options.selection);
+  if (!checks) return usage_error(checks.error());
+  const auto targets = output_targets(options);
+  if (!targets) return usage_error(targets.error());
+  const auto report = diagnose(options, *checks);
+  if (!report) return report.error();
+  if (const int rc = write_outputs(*report, *targets, options); rc != 0) return rc;
+  return run_exit_code(*report, options);
 }
 
 }  // namespace rocm_doctor

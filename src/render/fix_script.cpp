@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "fix/command_kinds.h"
 #include "render/formats.h"
 #include "rocm_doctor/text.h"
 
@@ -103,14 +104,12 @@ std::string idempotent(const std::string& command) {
 }
 
 bool is_reboot(std::string_view command) {
-  return command == "sudo reboot" || command == "reboot" || command == "sudo systemctl reboot" ||
-         command == "systemctl reboot";
+  return command_kind(command) == CommandKind::reboot;
 }
 
 // What a script cannot do for the user's session.
 bool is_session_only(std::string_view command) {
-  return command.starts_with("newgrp ") || command == "newgrp" || command.starts_with("export ") ||
-         command.starts_with("unset ");
+  return command_kind(command) == CommandKind::session;
 }
 
 struct Step {

@@ -83,7 +83,7 @@ TEST(CliCompletions, TheCommandLineListsTheOptionsTheTestsRelyOn) {
   for (const auto* name : {"level", "probe-timeout", "python", "format", "archive", "help", "version"}) {
     EXPECT_TRUE(names.long_options.contains(name)) << name;
   }
-  EXPECT_EQ(names.subcommands, (std::set<std::string>{"check", "capture", "diff", "fleet", "explain"}));
+  EXPECT_EQ(names.subcommands, (std::set<std::string>{"check", "capture", "diff", "fleet", "explain", "fix"}));
 }
 
 TEST(CliCompletions, EveryFileNamesEveryLongOption) {

@@ -1,0 +1,153 @@
+#include "fix/fix_plan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "fix/command_kinds.h"
+#include "rocm_doctor/check.h"
+#include "rocm_doctor/policy.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+struct Located {
+  const CheckResult* check;
+  const Finding* finding;
+  std::size_t order;  // position in the report: check order, then the check's own
+};
+
+std::vector<Located> located_findings(const Report& report) {
+  std::vector<Located> found;
+  for (const auto& check : report.checks) {
+    for (const auto& finding : check.findings) found.push_back({&check, &finding, found.size()});
+  }
+  return found;
+}
+
+bool is_site_check(std::string_view check_id, std::string_view finding_id) {
+  return check_id == "plugins" || check_id == "policy" || finding_id.starts_with("site.") ||
+         finding_id.starts_with("policy.");
+}
+
+// The root causes, most likely first: the report's own ranking when the
+// diagnosis named them, else every warning and error, worst first.
+std::vector<std::string> ranked_causes(const Report& report, const std::vector<Located>& findings) {
+  std::vector<Located> alarms;
+  for (const auto& located : findings) {
+    if (located.finding->severity >= Severity::warning) alarms.push_back(located);
+  }
+  std::stable_sort(alarms.begin(), alarms.end(),
+                   [](const Located& a, const Located& b) { return a.finding->severity > b.finding->severity; });
+  std::vector<std::string> ids;
+  for (const auto& located : alarms) ids.push_back(located.finding->id);
+  (void)report;
+  return ids;
+}
+
+std::set<std::string> declared_ids() {
+  std::set<std::string> ids;
+  for (const Check* check : registered_checks()) {
+    for (const auto id : check->finding_ids()) ids.emplace(id);
+  }
+  for (auto& id : policy::finding_ids()) ids.insert(std::move(id));
+  return ids;
+}
+
+void add_steps(FixPlan& plan, const Located& located, bool root_cause) {
+  for (const auto& fix : located.finding->fixes) {
+    FixStep step;
+    step.check_id = located.check->id;
+    step.finding = located.finding;
+    step.fix = &fix;
+    step.mode = fix_mode(fix, located.check->id, step.reason);
+    step.root_cause = root_cause;
+    plan.steps.push_back(std::move(step));
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(StepMode mode) {
+  switch (mode) {
+    case StepMode::apply: return "apply";
+    case StepMode::investigate: return "investigate";
+    case StepMode::manual: return "manual";
+    case StepMode::site: return "site";
+  }
+  return "manual";
+}
+
+StepMode fix_mode(const Fix& fix, std::string_view check_id, std::string& reason) {
+  if (is_site_check(check_id, "")) {
+    reason = "a site plugin's or policy's fix: site code prints its own, and fix never runs it";
+    return StepMode::site;
+  }
+  if (fix.commands.empty()) {
+    reason = "no command: follow the description";
+    return StepMode::manual;
+  }
+  bool changes = false;
+  for (const auto& command : fix.commands) {
+    switch (command_kind(command)) {
+      case CommandKind::unsafe: reason = "a command holds control characters"; return StepMode::manual;
+      case CommandKind::interactive:
+        reason = "needs a person at an editor or prompt: " + displayable(command, 80, false);
+        return StepMode::manual;
+      case CommandKind::changes: changes = true; break;
+      case CommandKind::reads:
+      case CommandKind::reboot:
+      case CommandKind::session: break;
+    }
+  }
+  if (!changes) {
+    reason = "its commands only look or belong to your own shell: nothing to apply";
+    return StepMode::investigate;
+  }
+  return StepMode::apply;
+}
+
+tl::expected<FixPlan, std::string> plan_fixes(const Report& report, const std::vector<std::string>& ids) {
+  const auto findings = located_findings(report);
+  const auto causes = ranked_causes(report, findings);
+  const std::set<std::string> cause_set(causes.begin(), causes.end());
+  FixPlan plan;
+
+  std::vector<std::string> wanted = ids;
+  if (ids.empty()) {
+    wanted = causes;
+  } else {
+    const auto declared = declared_ids();
+    std::vector<std::string> known(declared.begin(), declared.end());
+    for (const auto& id : ids) {
+      const bool raised = std::any_of(findings.begin(), findings.end(),
+                                      [&](const Located& located) { return located.finding->id == id; });
+      if (raised) continue;
+      if (!declared.contains(id)) {
+        const auto suggestion = closest_match(id, known, 3);
+        return tl::unexpected("unknown finding id '" + id + "'" +
+                              (suggestion ? " (did you mean " + *suggestion + "?)" : std::string()));
+      }
+      plan.not_found.push_back(id);
+    }
+  }
+  // Causes first, in their rank; then any asked-for id in report order.
+  std::vector<const Located*> chosen;
+  for (const auto& id : causes) {
+    if (std::find(wanted.begin(), wanted.end(), id) == wanted.end()) continue;
+    for (const auto& located : findings) {
+      if (located.finding->id == id && std::find(chosen.begin(), chosen.end(), &located) == chosen.end()) {
+        chosen.push_back(&located);
+      }
+    }
+  }
+  for (const auto& located : findings) {
+    const bool asked = std::find(wanted.begin(), wanted.end(), located.finding->id) != wanted.end();
+    if (asked && std::find(chosen.begin(), chosen.end(), &located) == chosen.end()) chosen.push_back(&located);
+  }
+  for (const auto* located : chosen) add_steps(plan, *located, cause_set.contains(located->finding->id));
+  return plan;
+}
+
+}  // namespace rocm_doctor

@@ -1,0 +1,48 @@
+// Which fixes `rocm-doctor fix` takes from a report, in which order, and
+// which of them it may run (docs/fix.md).
+#pragma once
+
+#include <string>
+#include <tl/expected.hpp>
+#include <vector>
+
+#include "rocm_doctor/report.h"
+
+namespace rocm_doctor {
+
+// What fix does with one of a finding's fixes.
+enum class StepMode {
+  apply,        // runs its commands
+  investigate,  // its commands only look (dmesg, cat...): shown, nothing to apply
+  manual,       // needs a person: no command, an editor, a password prompt, or unsafe text
+  site,         // a site plugin's or policy's fix: site code prints its own, fix never runs it
+};
+
+std::string_view to_string(StepMode mode);
+
+struct FixStep {
+  std::string check_id;  // the check the finding belongs to (re-run to verify)
+  const Finding* finding = nullptr;
+  const Fix* fix = nullptr;
+  StepMode mode = StepMode::apply;
+  std::string reason;  // why fix does not run it (every mode but apply)
+  bool root_cause = false;
+};
+
+struct FixPlan {
+  std::vector<FixStep> steps;
+  std::vector<std::string> not_found;  // asked-for ids this run did not raise
+  std::vector<std::string> folded;     // explained by a cause whose fix is in the plan
+};
+
+// How fix treats one fix of a finding of `check_id`; `reason` says why when
+// it does not run it.
+StepMode fix_mode(const Fix& fix, std::string_view check_id, std::string& reason);
+
+// With no ids: the fixes of the root causes, most likely first, then those of
+// the other warnings and errors, leaving out findings a planned cause
+// explains. With ids: those findings' fixes in the same order. An id no check
+// declares and this run did not raise is an error naming it.
+tl::expected<FixPlan, std::string> plan_fixes(const Report& report, const std::vector<std::string>& ids);
+
+}  // namespace rocm_doctor

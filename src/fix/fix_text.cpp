@@ -1,0 +1,87 @@
+#include "fix/fix_text.h"
+
+#include <fmt/format.h>
+
+#include "fix/command_kinds.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+std::string shown(std::string_view text) {
+  return displayable(text, 400, false);
+}
+
+std::string needs_line(const Fix& fix) {
+  std::vector<std::string> needs;
+  if (fix.needs_root) needs.emplace_back("root");
+  if (fix.needs_reboot) needs.emplace_back("a reboot");
+  if (fix.needs_relogin) needs.emplace_back("a new login");
+  return needs.empty() ? "nothing more" : join(needs, ", ");
+}
+
+// A command line as the report prints it, so it can be compared and pasted;
+// one holding control characters is shown escaped (and is never run).
+std::string command_line(const std::string& command) {
+  return command_kind(command) == CommandKind::unsafe ? shown(command) + "   (escaped: holds control characters)"
+                                                      : command;
+}
+
+std::string outcome_text(const StepLog& entry) {
+  switch (entry.outcome) {
+    case Outcome::verified: return "fixed (verified)";
+    case Outcome::pending_reboot: return "applied: takes effect after a reboot";
+    case Outcome::pending_login: return "applied: takes effect after you log out and back in";
+    case Outcome::still_present:
+      return entry.status == StepStatus::applied ? "still there: the fix did not work" : "still there: do it by hand";
+    case Outcome::none: break;
+  }
+  switch (entry.status) {
+    case StepStatus::needs_root: return "skipped: needs root";
+    case StepStatus::failed: return "failed";
+    case StepStatus::not_reached: return "not run (an earlier fix failed)";
+    default: return std::string(to_string(entry.status));
+  }
+}
+
+}  // namespace
+
+std::string render_fix_plan(const FixPlan& plan, bool dry_run) {
+  std::string out;
+  if (plan.steps.empty()) {
+    out += "rocm-doctor fix: nothing to fix.\n";
+  } else {
+    out += fmt::format("rocm-doctor fix: {} fix{} in order{}\n", plan.steps.size(), plan.steps.size() == 1 ? "" : "es",
+                       dry_run ? " (dry run: nothing is run)" : "");
+  }
+  int number = 0;
+  for (const auto& step : plan.steps) {
+    out += fmt::format("\n{}. [{}] {}{}: {}\n", ++number, to_string(step.finding->severity), shown(step.finding->id),
+                       step.root_cause ? " (root cause)" : "", shown(step.finding->summary));
+    out += "   Fix: " + shown(step.fix->description) + "\n";
+    out += "   Needs: " + needs_line(*step.fix) + "\n";
+    if (step.mode != StepMode::apply) out += "   Not run by fix: " + shown(step.reason) + "\n";
+    for (const auto& command : step.fix->commands) out += "    " + command_line(command) + "\n";
+    if (!step.fix->verify.empty()) out += "   Verify: " + shown(step.fix->verify) + "\n";
+  }
+  if (!plan.folded.empty()) {
+    out += "\nLeft to their causes above (not fixed separately): " + shown(join(plan.folded, ", ")) + "\n";
+  }
+  if (!plan.not_found.empty()) {
+    out += "\nNot found on this machine (nothing to fix): " + shown(join(plan.not_found, ", ")) + "\n";
+  }
+  return out;
+}
+
+std::string render_fix_outcomes(const std::vector<StepLog>& log) {
+  std::string out = "\nBefore -> after:\n";
+  for (const auto& entry : log) {
+    const auto& finding = *entry.step->finding;
+    out += fmt::format("  {:<8} {:<36} -> {:<8} {}\n", to_string(finding.severity), shown(finding.id),
+                       entry.after.empty() ? "-" : entry.after, outcome_text(entry));
+  }
+  return out;
+}
+
+}  // namespace rocm_doctor

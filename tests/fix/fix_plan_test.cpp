@@ -1,0 +1,95 @@
+// Which fixes `rocm-doctor fix` takes, in which order, and which it may run.
+#include "fix/fix_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace rocm_doctor {
+namespace {
+
+Finding finding(std::string id, Severity severity, std::vector<std::string> commands, FixNeeds needs = {}) {
+  auto result = make_finding(std::move(id), severity, "summary of " + std::string(to_string(severity)));
+  const auto check = result.id.substr(0, result.id.find('.'));
+  result.with_fix(make_fix(check, "do it", std::move(commands), needs));
+  return result;
+}
+
+Report report_of(std::vector<std::pair<std::string, std::vector<Finding>>> checks) {
+  Report report;
+  for (auto& [id, findings] : checks) {
+    CheckResult result;
+    result.id = id;
+    result.findings = std::move(findings);
+    report.checks.push_back(std::move(result));
+  }
+  return report;
+}
+
+std::vector<std::string> planned_ids(const FixPlan& plan) {
+  std::vector<std::string> ids;
+  for (const auto& step : plan.steps) ids.push_back(step.finding->id);
+  return ids;
+}
+
+TEST(FixPlan, TakesErrorsBeforeWarningsAndLeavesInfoAndOkAlone) {
+  const auto report = report_of({
+      {"access", {finding("access.relogin-required", Severity::warning, {"newgrp render"})}},
+      {"rocm-install",
+       {finding("rocm.lib-not-found", Severity::error, {"echo /opt/rocm/lib | sudo tee /etc/ld.so.conf.d/rocm.conf"}),
+        finding("rocm.version", Severity::info, {"cat /opt/rocm/.info/version"})}},
+      {"driver", {finding("driver.ok", Severity::ok, {})}},
+  });
+  const auto plan = plan_fixes(report, {});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(planned_ids(*plan), (std::vector<std::string>{"rocm.lib-not-found", "access.relogin-required"}));
+  EXPECT_EQ(plan->steps[0].mode, StepMode::apply);
+  EXPECT_EQ(plan->steps[0].check_id, "rocm-install");
+  EXPECT_EQ(plan->steps[1].mode, StepMode::investigate) << "newgrp only works in the user's own shell";
+}
+
+TEST(FixPlan, NamedIdsTakeOnlyThoseAndNameTheOnesNotRaised) {
+  const auto report = report_of({{"access",
+                                  {finding("access.group-missing", Severity::error, {"sudo usermod -a -G render a"}),
+                                   finding("access.kfd-denied", Severity::error, {"sudo usermod -a -G render a"})}}});
+  const auto plan = plan_fixes(report, {"access.kfd-denied", "access.relogin-required"});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(planned_ids(*plan), (std::vector<std::string>{"access.kfd-denied"}));
+  EXPECT_EQ(plan->not_found, (std::vector<std::string>{"access.relogin-required"}));
+}
+
+TEST(FixPlan, AnIdNoCheckDeclaresIsAnErrorWithASuggestion) {
+  const auto plan = plan_fixes(report_of({}), {"access.group-mising"});
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().find("unknown finding id 'access.group-mising'"), std::string::npos);
+  EXPECT_NE(plan.error().find("did you mean access.group-missing?"), std::string::npos);
+}
+
+TEST(FixPlan, SitePluginAndPolicyFixesAreShownButNeverRun) {
+  const auto report =
+      report_of({{"plugins", {finding("site.scratch-full", Severity::error, {"rm -rf /scratch/tmp"})}},
+                 {"policy", {finding("policy.rocm-version", Severity::error, {"sudo apt install rocm"})}}});
+  const auto plan = plan_fixes(report, {});
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->steps.size(), 2U);
+  for (const auto& step : plan->steps) {
+    EXPECT_EQ(step.mode, StepMode::site) << step.finding->id;
+    EXPECT_NE(step.reason.find("site"), std::string::npos);
+  }
+}
+
+TEST(FixPlan, FixesThatNeedAPersonOrOnlyLookAreNotApplied) {
+  std::string reason;
+  EXPECT_EQ(fix_mode(make_fix("driver", "edit", {"sudoedit /etc/default/grub", "sudo update-grub"}), "driver", reason),
+            StepMode::manual);
+  EXPECT_NE(reason.find("sudoedit"), std::string::npos);
+  EXPECT_EQ(fix_mode(make_fix("driver", "read the description"), "driver", reason), StepMode::manual);
+  EXPECT_EQ(fix_mode(make_fix("smi", "look", {"sudo dmesg | grep -i ecc"}), "smi", reason), StepMode::investigate);
+  EXPECT_EQ(fix_mode(make_fix("access", "bad", {"echo '\x1b]0;x\x07' >> ~/.profile"}), "access", reason),
+            StepMode::manual);
+  EXPECT_EQ(fix_mode(make_fix("driver", "blacklist", {"sudo sed -i 1s/^/#/ /etc/modprobe.d/x.conf", "sudo reboot"},
+                              FixNeeds{.root = true, .reboot = true}),
+                     "driver", reason),
+            StepMode::apply);
+}
+
+}  // namespace
+}  // namespace rocm_doctor
