@@ -178,7 +178,7 @@ int fix_command(const std::vector<std::string>& ids, bool dry_run, bool yes, con
   const auto after = diagnose(recheck, *after_checks);
   if (!after) return after.error();
   judge_outcomes(log, *after);
-  fmt::print(stderr, "{}", render_fix_outcomes(log));
+  fmt::print(stderr, "{}", render_fix_outcomes(log, *before, *after));
   const int code = fix_exit_code(log);
   return write_with_log(*after, log, false, code, options, *targets);
 }

@@ -39,8 +39,13 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
                  "Also write every fix as one reviewable shell script to FILE (never run by the doctor)");
   app.add_flag("--redact", options.redact,
                "Replace host and user names, home folders, addresses and GPU serials by placeholders");
-  app.add_option("--only", options.selection.only, "Run only these checks (comma-separated ids)")->delimiter(',');
-  app.add_option("--skip", options.selection.skip, "Skip these checks (comma-separated ids)")->delimiter(',');
+  // One value per occurrence (comma-separated), so `fix --only access ID` leaves ID to fix.
+  app.add_option("--only", options.selection.only, "Run only these checks (comma-separated ids)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--skip", options.selection.skip, "Skip these checks (comma-separated ids)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_flag("--list-checks", options.list_checks, "List the available checks and the active policies, and exit");
   app.add_option("--policy", options.policy_files,
                  "Also judge the machine against this site policy (JSON, docs/policy-format.md); repeatable. "

@@ -1,6 +1,7 @@
 #include "fix/command_kinds.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -89,6 +90,7 @@ std::string redirect_target(std::string_view command, std::size_t& i) {
   if (i + 1 < command.size() && command[i + 1] == '>') ++i;
   if (i + 1 < command.size() && command[i + 1] == '&') {
     ++i;
+    while (i + 1 < command.size() && std::isdigit(static_cast<unsigned char>(command[i + 1])) != 0) ++i;
     return "";
   }
   while (i + 1 < command.size() && command[i + 1] == ' ') ++i;

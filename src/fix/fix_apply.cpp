@@ -1,5 +1,6 @@
 #include "fix/fix_apply.h"
 
+#include <algorithm>
 #include <set>
 
 #include "fix/command_kinds.h"
@@ -61,6 +62,13 @@ std::string severity_after(const Finding& finding, std::string_view check_id, co
     }
   }
   return "absent";
+}
+
+// A fix whose `export` or `newgrp` fix could not run takes effect in the
+// user's shell or a new login, not in the doctor that re-checks it.
+bool left_to_the_shell(const StepLog& entry) {
+  return std::any_of(entry.step->fix->commands.begin(), entry.step->fix->commands.end(),
+                     [](const std::string& command) { return command_kind(command) == CommandKind::session; });
 }
 
 }  // namespace
@@ -130,7 +138,7 @@ void judge_outcomes(std::vector<StepLog>& log, const Report& after) {
       entry.outcome = present ? Outcome::still_present : Outcome::verified;
     } else if (step.fix->needs_reboot) {
       entry.outcome = Outcome::pending_reboot;
-    } else if (step.fix->needs_relogin) {
+    } else if (step.fix->needs_relogin || (present && left_to_the_shell(entry))) {
       entry.outcome = Outcome::pending_login;
     } else {
       entry.outcome = present ? Outcome::still_present : Outcome::verified;

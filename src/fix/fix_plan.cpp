@@ -26,9 +26,10 @@ std::vector<Located> located_findings(const Report& report) {
   return found;
 }
 
-bool is_site_check(std::string_view check_id, std::string_view finding_id) {
-  return check_id == "plugins" || check_id == "policy" || finding_id.starts_with("site.") ||
-         finding_id.starts_with("policy.");
+// Site plugins' findings (site.*) and policies' (policy.*): site code, whose
+// fixes fix never runs. The plugins check's own plugin.* findings are the doctor's.
+bool is_site_finding(std::string_view check_id, std::string_view finding_id) {
+  return check_id == "policy" || finding_id.starts_with("site.") || finding_id.starts_with("policy.");
 }
 
 // The root causes, most likely first: the report's own ranking when the
@@ -61,7 +62,7 @@ void add_steps(FixPlan& plan, const Located& located, bool root_cause) {
     step.check_id = located.check->id;
     step.finding = located.finding;
     step.fix = &fix;
-    step.mode = fix_mode(fix, located.check->id, step.reason);
+    step.mode = fix_mode(fix, located.check->id, located.finding->id, step.reason);
     step.root_cause = root_cause;
     plan.steps.push_back(std::move(step));
   }
@@ -79,8 +80,8 @@ std::string_view to_string(StepMode mode) {
   return "manual";
 }
 
-StepMode fix_mode(const Fix& fix, std::string_view check_id, std::string& reason) {
-  if (is_site_check(check_id, "")) {
+StepMode fix_mode(const Fix& fix, std::string_view check_id, std::string_view finding_id, std::string& reason) {
+  if (is_site_finding(check_id, finding_id)) {
     reason = "a site plugin's or policy's fix: site code prints its own, and fix never runs it";
     return StepMode::site;
   }

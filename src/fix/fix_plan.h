@@ -35,9 +35,9 @@ struct FixPlan {
   std::vector<std::string> folded;     // explained by a cause whose fix is in the plan
 };
 
-// How fix treats one fix of a finding of `check_id`; `reason` says why when
-// it does not run it.
-StepMode fix_mode(const Fix& fix, std::string_view check_id, std::string& reason);
+// How fix treats one fix of the finding `finding_id` of `check_id`; `reason`
+// says why when it does not run it.
+StepMode fix_mode(const Fix& fix, std::string_view check_id, std::string_view finding_id, std::string& reason);
 
 // With no ids: the fixes of the root causes, most likely first, then those of
 // the other warnings and errors, leaving out findings a planned cause

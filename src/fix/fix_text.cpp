@@ -45,6 +45,15 @@ std::string outcome_text(const StepLog& entry) {
   }
 }
 
+bool raised(const Report& report, const Finding& finding) {
+  for (const auto& check : report.checks) {
+    for (const auto& candidate : check.findings) {
+      if (candidate.id == finding.id && candidate.summary == finding.summary) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string render_fix_plan(const FixPlan& plan, bool dry_run) {
@@ -74,12 +83,20 @@ std::string render_fix_plan(const FixPlan& plan, bool dry_run) {
   return out;
 }
 
-std::string render_fix_outcomes(const std::vector<StepLog>& log) {
+std::string render_fix_outcomes(const std::vector<StepLog>& log, const Report& before, const Report& after) {
   std::string out = "\nBefore -> after:\n";
   for (const auto& entry : log) {
     const auto& finding = *entry.step->finding;
     out += fmt::format("  {:<8} {:<36} -> {:<8} {}\n", to_string(finding.severity), shown(finding.id),
                        entry.after.empty() ? "-" : entry.after, outcome_text(entry));
+  }
+  for (const auto& check : after.checks) {
+    for (const auto& finding : check.findings) {
+      if (finding.severity >= Severity::warning && !raised(before, finding)) {
+        out += fmt::format("  {:<8} {:<36} -> {:<8} new: {}\n", "-", shown(finding.id), to_string(finding.severity),
+                           shown(finding.summary));
+      }
+    }
   }
   return out;
 }

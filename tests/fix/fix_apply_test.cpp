@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "rocm_doctor/check.h"
+
 namespace rocm_doctor {
 namespace {
 

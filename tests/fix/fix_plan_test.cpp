@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "rocm_doctor/check.h"
+
 namespace rocm_doctor {
 namespace {
 
@@ -65,12 +67,18 @@ TEST(FixPlan, AnIdNoCheckDeclaresIsAnErrorWithASuggestion) {
 
 TEST(FixPlan, SitePluginAndPolicyFixesAreShownButNeverRun) {
   const auto report =
-      report_of({{"plugins", {finding("site.scratch-full", Severity::error, {"rm -rf /scratch/tmp"})}},
+      report_of({{"plugins",
+                  {finding("site.scratch-full", Severity::error, {"rm -rf /scratch/tmp"}),
+                   finding("plugin.unsafe-folder", Severity::warning, {"sudo chmod go-w /etc/rocm-doctor/checks.d"})}},
                  {"policy", {finding("policy.rocm-version", Severity::error, {"sudo apt install rocm"})}}});
   const auto plan = plan_fixes(report, {});
   ASSERT_TRUE(plan);
-  ASSERT_EQ(plan->steps.size(), 2U);
+  ASSERT_EQ(plan->steps.size(), 3U);
   for (const auto& step : plan->steps) {
+    if (step.finding->id == "plugin.unsafe-folder") {
+      EXPECT_EQ(step.mode, StepMode::apply) << "the plugins check's own findings are the doctor's";
+      continue;
+    }
     EXPECT_EQ(step.mode, StepMode::site) << step.finding->id;
     EXPECT_NE(step.reason.find("site"), std::string::npos);
   }
@@ -78,16 +86,18 @@ TEST(FixPlan, SitePluginAndPolicyFixesAreShownButNeverRun) {
 
 TEST(FixPlan, FixesThatNeedAPersonOrOnlyLookAreNotApplied) {
   std::string reason;
-  EXPECT_EQ(fix_mode(make_fix("driver", "edit", {"sudoedit /etc/default/grub", "sudo update-grub"}), "driver", reason),
+  EXPECT_EQ(fix_mode(make_fix("driver", "edit", {"sudoedit /etc/default/grub", "sudo update-grub"}), "driver",
+                     "driver.x", reason),
             StepMode::manual);
   EXPECT_NE(reason.find("sudoedit"), std::string::npos);
-  EXPECT_EQ(fix_mode(make_fix("driver", "read the description"), "driver", reason), StepMode::manual);
-  EXPECT_EQ(fix_mode(make_fix("smi", "look", {"sudo dmesg | grep -i ecc"}), "smi", reason), StepMode::investigate);
-  EXPECT_EQ(fix_mode(make_fix("access", "bad", {"echo '\x1b]0;x\x07' >> ~/.profile"}), "access", reason),
+  EXPECT_EQ(fix_mode(make_fix("driver", "read the description"), "driver", "driver.x", reason), StepMode::manual);
+  EXPECT_EQ(fix_mode(make_fix("smi", "look", {"sudo dmesg | grep -i ecc"}), "smi", "smi.x", reason),
+            StepMode::investigate);
+  EXPECT_EQ(fix_mode(make_fix("access", "bad", {"echo '\x1b]0;x\x07' >> ~/.profile"}), "access", "access.x", reason),
             StepMode::manual);
   EXPECT_EQ(fix_mode(make_fix("driver", "blacklist", {"sudo sed -i 1s/^/#/ /etc/modprobe.d/x.conf", "sudo reboot"},
                               FixNeeds{.root = true, .reboot = true}),
-                     "driver", reason),
+                     "driver", "driver.x", reason),
             StepMode::apply);
 }
 

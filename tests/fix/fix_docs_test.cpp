@@ -1,0 +1,82 @@
+// docs/checks.md says for each finding whether `rocm-doctor fix` may apply its
+// fixes: hold that table to what the fixes of every scenario really are.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "rocm_doctor/check.h"
+#include "support/run_binary.h"
+
+namespace rocm_doctor {
+namespace {
+
+namespace fs = std::filesystem;
+
+// finding id -> the modes its row lists.
+std::map<std::string, std::set<std::string>> documented_modes() {
+  std::ifstream stream(std::string(ROCM_DOCTOR_SOURCE_DIR) + "/docs/checks.md");
+  std::stringstream text;
+  text << stream.rdbuf();
+  const auto page = text.str();
+  const auto start = page.find("\n## Which fixes `rocm-doctor fix` applies\n");
+  EXPECT_NE(start, std::string::npos) << "docs/checks.md has no table of the fixes fix applies";
+  std::map<std::string, std::set<std::string>> rows;
+  if (start == std::string::npos) return rows;
+  const auto end = page.find("\n## ", start + 1);
+  const auto section = page.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  const std::regex row(R"(\n\| `([a-z0-9.-]+)` \| ([a-z, ]+) \|)");
+  const std::regex mode("apply|investigate|manual|site");
+  for (auto it = std::sregex_iterator(section.begin(), section.end(), row); it != std::sregex_iterator(); ++it) {
+    const auto modes = (*it)[2].str();
+    for (auto m = std::sregex_iterator(modes.begin(), modes.end(), mode); m != std::sregex_iterator(); ++m) {
+      rows[(*it)[1]].insert(m->str());
+    }
+  }
+  return rows;
+}
+
+TEST(FixDocs, EveryScenarioFixIsInTheTableWithTheModeFixGivesIt) {
+  const auto rows = documented_modes();
+  ASSERT_FALSE(rows.empty());
+  char pattern[] = "/tmp/rocm-doctor-fixdocs-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  std::size_t steps = 0;
+  for (const auto& entry : fs::directory_iterator(ROCM_DOCTOR_SCENARIOS_DIR)) {
+    if (!fs::exists(entry.path() / "snapshot.json")) continue;
+    const auto file = std::string(pattern) + "/" + entry.path().filename().string() + ".json";
+    const auto run = testing::run_doctor({"fix", "--dry-run", "--replay", entry.path().string(), "-o", "json=" + file});
+    ASSERT_EQ(run.exit_code, 0) << entry.path() << run.err;
+    std::ifstream stream(file);
+    const auto report = nlohmann::json::parse(stream);
+    for (const auto& step : report["fix_log"]["steps"]) {
+      const auto id = step["finding"].get<std::string>();
+      if (id.starts_with("site.")) continue;  // site plugins' own ids, always mode site
+      ++steps;
+      const auto row = rows.find(id);
+      ASSERT_NE(row, rows.end()) << "docs/checks.md's fix table lacks " << id << " (mode " << step["mode"] << " in "
+                                 << entry.path().filename() << ")";
+      EXPECT_TRUE(row->second.contains(step["mode"].get<std::string>()))
+          << id << " is " << step["mode"] << " in " << entry.path().filename() << ", which its row does not say";
+    }
+  }
+  fs::remove_all(pattern);
+  EXPECT_GT(steps, 50U) << "the scenarios should exercise most fixes";
+}
+
+TEST(FixDocs, EveryRowNamesAFindingACheckDeclares) {
+  std::set<std::string> declared;
+  for (const Check* check : registered_checks()) {
+    for (const auto id : check->finding_ids()) declared.emplace(id);
+  }
+  for (const auto& [id, modes] : documented_modes()) EXPECT_TRUE(declared.contains(id)) << id;
+}
+
+}  // namespace
+}  // namespace rocm_doctor
