@@ -29,15 +29,16 @@ constexpr std::chrono::minutes kCommandTimeout{15};
 constexpr std::string_view kSudoShim =
     "sudo() { while [ $# -gt 0 ] && [ \"${1#-}\" != \"$1\" ]; do shift; done; \"$@\"; }; ";
 
-bool on_path(std::string_view program) {
+// The program's absolute path on PATH, as a shell would find it; empty when absent.
+std::string find_on_path(std::string_view program) {
   const char* path = std::getenv("PATH");
-  if (path == nullptr) return false;
+  if (path == nullptr) return "";
   for (const auto folder : split(path, ':')) {
     if (folder.empty()) continue;
-    const auto candidate = std::string(folder) + "/" + std::string(program);
-    if (::access(candidate.c_str(), X_OK) == 0) return true;
+    auto candidate = std::string(folder) + "/" + std::string(program);
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  return false;
+  return "";
 }
 
 bool stdin_is_terminal() {
@@ -48,7 +49,8 @@ void say(const std::string& line) {
   fmt::print(stderr, "{}\n", line);
 }
 
-// Runs a program in the foreground on the terminal (sudo's password prompt).
+// Runs a program (argv[0] an absolute path) in the foreground on the
+// terminal, for sudo's password prompt; its exit status, or -1.
 int run_in_foreground(const std::vector<std::string>& argv) {
   const pid_t child = ::fork();
   if (child < 0) return -1;
@@ -56,7 +58,7 @@ int run_in_foreground(const std::vector<std::string>& argv) {
     std::vector<char*> args;
     for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
-    ::execvp(args[0], args.data());
+    ::execv(args[0], args.data());
     ::_exit(127);
   }
   int status = 0;
@@ -69,11 +71,12 @@ int run_in_foreground(const std::vector<std::string>& argv) {
 // Whether commands carrying `sudo` can run here without hanging on a prompt:
 // sudo -n succeeds, or a person at the terminal types the password once now.
 bool sudo_usable(bool needed) {
-  if (!needed || !on_path("sudo")) return false;
-  if (run_in_foreground({"sudo", "-n", "true"}) == 0) return true;
+  const auto sudo = find_on_path("sudo");
+  if (!needed || sudo.empty()) return false;
+  if (run_in_foreground({sudo, "-n", "true"}) == 0) return true;
   if (!stdin_is_terminal()) return false;
   say("Some fixes need root: sudo asks for your password once.");
-  return run_in_foreground({"sudo", "-v"}) == 0;
+  return run_in_foreground({sudo, "-v"}) == 0;
 }
 
 CommandRun run_shell_line(const std::string& command, bool shim_sudo) {
@@ -166,7 +169,7 @@ int fix_command(const std::vector<std::string>& ids, bool dry_run, bool yes, con
   bool needs_sudo = false;
   for (const auto& step : plan->steps)
     needs_sudo = needs_sudo || (step.mode == StepMode::apply && step.fix->needs_root);
-  const bool shim = root && !on_path("sudo");
+  const bool shim = root && find_on_path("sudo").empty();
   ApplyContext context{root, !root && sudo_usable(needs_sudo),
                        [shim](const std::string& command) { return run_shell_line(command, shim); }, say};
   auto log = apply_plan(*plan, context);
