@@ -79,7 +79,8 @@ TEST(RepoSuiteCheck, CommentedAndForeignEntriesAreIgnored) {
       "# deb https://repo.radeon.com/rocm/apt/6.4.1 jammy main\n"
       "deb http://archive.ubuntu.com/ubuntu jammy main\n\x01\x02 garbage line\n");
   auto host = builder.open();
-  EXPECT_EQ(find_finding(run_on(*host, {"repo-suite"}), "rocm.repo-suite-mismatch"), nullptr);
+  const auto report = run_on(*host, {"repo-suite"});
+  EXPECT_EQ(find_finding(report, "rocm.repo-suite-mismatch"), nullptr);
 }
 
 }  // namespace

@@ -279,6 +279,40 @@ def repo_suite_scenarios():
     yield m.save({"rocm.repo-suite-mismatch": "warning", "os.unsupported": "warning"}, checks=checks)
 
 
+def python_scenarios():
+    checks = ("python-site",)
+    m = Machine("python-amdsmi-user-site-newer", "ROCm 6.4.0 with amdsmi 7.0.2 from PyPI in the user site: "
+                "`import torch` fails with 'undefined symbol: amdsmi_get_cpu_affinity_with_scope' "
+                "(RLinf/RLinf#1507)").base_system(distro="ubuntu2404")
+    m.gpu("0000:03:00.0", "0x744c", "0xc8", "gfx1100", 96, 24).rocm("6.4.0", "47")
+    m.write("/home/alice/.local/lib/python3.12/site-packages/amdsmi-7.0.2.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: amdsmi\nVersion: 7.0.2\n")
+    m.write("/home/alice/.local/lib/python3.12/site-packages/amdsmi/__init__.py", "")
+    m.write("/usr/lib/python3.12/EXTERNALLY-MANAGED", "[externally-managed]\nError=To install Python packages "
+            "system-wide, try apt install\n")
+    m.write("/opt/rocm-6.4.0/share/amd_smi/pyproject.toml", "[project]\nname = \"amdsmi\"\n")
+    yield m.save({"python.rocm-package-mismatch": "warning"}, checks=checks)
+
+    m = Machine("python-amdsmi-venv-older", "ROCm 6.4.3 with an older PyPI amdsmi (6.2.4) in the virtualenv vLLM "
+                "runs from: amd-smi's traceback ends in the venv's amdsmi_wrapper (vllm-project/vllm#28680)"
+                ).base_system(distro="ubuntu2404")
+    m.gpu("0000:03:00.0", "0x744c", "0xc8", "gfx1100", 96, 24).rocm("6.4.3", "113")
+    m.env["VIRTUAL_ENV"] = "/home/alice/test-venv"
+    m.write("/home/alice/test-venv/lib/python3.12/site-packages/amdsmi-6.2.4.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: amdsmi\nVersion: 6.2.4\n")
+    yield m.save({"python.rocm-package-mismatch": "warning"}, checks=checks)
+
+    m = Machine("python-amdsmi-matching-healthy", "Healthy twin: amdsmi installed from /opt/rocm/share/amd_smi of "
+                "the installed ROCm 6.4.0 into the user site, and AMD SMI's own 24.x numbering in /usr/local "
+                "(not comparable, not judged)").base_system(distro="ubuntu2404")
+    m.gpu("0000:03:00.0", "0x744c", "0xc8", "gfx1100", 96, 24).rocm("6.4.0", "47")
+    m.write("/home/alice/.local/lib/python3.12/site-packages/amdsmi-6.4.0.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: amdsmi\nVersion: 6.4.0\n")
+    m.write("/usr/local/lib/python3.12/dist-packages/amdsmi-24.7.1+b446d6c.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: amdsmi\nVersion: 24.7.1+b446d6c\n")
+    yield m.save({}, absent=("python.rocm-package-mismatch",), checks=checks)
+
+
 def main():
     for _ in apu_scenarios():
         pass
@@ -287,6 +321,8 @@ def main():
     for _ in rocm_link_scenarios():
         pass
     for _ in repo_suite_scenarios():
+        pass
+    for _ in python_scenarios():
         pass
 
 
