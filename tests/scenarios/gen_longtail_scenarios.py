@@ -313,6 +313,27 @@ def python_scenarios():
     yield m.save({}, absent=("python.rocm-package-mismatch",), checks=checks)
 
 
+def libdrm_scenarios():
+    checks = ("libdrm",)
+    m = Machine("libdrm-ids-missing-image", "Container image with AMD's libdrm copied from /opt/amdgpu/lib and "
+                "/opt/amdgpu/share/libdrm/amdgpu.ids left behind: every start prints 'amdgpu.ids: No such file or "
+                "directory' (mudler/LocalAI#10624, ROCm/legacy-rocm-build#2961)").base_system(distro="ubuntu2404")
+    m.rocm("6.4.1", "83")
+    m.write("/opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1.0.0", "")
+    m.link("/opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1", "libdrm_amdgpu.so.1.0.0")
+    m.link("/opt/amdgpu/share/libdrm/amdgpu.ids", "/usr/share/libdrm/amdgpu.ids.dpkg-old")
+    m.write("/usr/share/libdrm/amdgpu.ids", "# List of AMDGPU IDs\n1.0.0\n744C,\tC8,\tAMD Radeon RX 7900 XTX\n")
+    yield m.save({"libdrm.ids-missing": "info"}, checks=checks, options={"image": True})
+
+    m = Machine("libdrm-ids-present-healthy", "Healthy twin: AMD's libdrm with its amdgpu.ids in place"
+                ).base_system(distro="ubuntu2404")
+    m.rocm("6.4.1", "83")
+    m.write("/opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1.0.0", "")
+    m.link("/opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1", "libdrm_amdgpu.so.1.0.0")
+    m.write("/opt/amdgpu/share/libdrm/amdgpu.ids", "# List of AMDGPU IDs\n1.0.0\n744C,\tC8,\tAMD Radeon RX 7900 XTX\n")
+    yield m.save({}, absent=("libdrm.ids-missing",), checks=checks, options={"image": True})
+
+
 def main():
     for _ in apu_scenarios():
         pass
@@ -323,6 +344,8 @@ def main():
     for _ in repo_suite_scenarios():
         pass
     for _ in python_scenarios():
+        pass
+    for _ in libdrm_scenarios():
         pass
 
 
