@@ -34,7 +34,7 @@ it_start munged "$w/log/munged.out" munged --foreground --force --key-file="$w/m
   --socket="$socket" --pid-file="$w/munge/munged.pid" --seed-file="$w/munge/munged.seed" \
   --log-file="$w/log/munged.log"
 munge_works() { munge -n -S "$socket" | unmunge -S "$socket"; }
-it_wait_for "munged answering on $socket" 10 munge_works
+it_wait_for "munged answering on $socket" 30 munge_works
 
 # --- Slurm configuration ----------------------------------------------------
 ctld_port=$(it_free_port)
@@ -91,22 +91,23 @@ echo run >>"$w/health-runs"
 exec "$wrapper" --config "$w/health.conf"
 SH
 chmod +x "$w/health-check"
-judge() {  # judge SNAPSHOT: the wrapper's config from now on
-  cat >"$w/health.conf.new" <<CONF
+config_for() {  # config_for SNAPSHOT FILE: a wrapper config that replays SNAPSHOT
+  cat >"$2.new" <<CONF
 export SLURM_CONF=$w/slurm.conf
 ROCM_DOCTOR=$doctor
 ROCM_DOCTOR_ARGS="--level quick --replay $1"
 REPORT=$w/health.json
 TIMEOUT=20
 CONF
-  mv "$w/health.conf.new" "$w/health.conf"
+  mv "$2.new" "$2"
 }
+judge() { config_for "$1" "$w/health.conf"; }  # what slurmd's health check judges from now on
 runs() { [ -f "$w/health-runs" ] && wc -l <"$w/health-runs" || echo 0; }
 # Waits until slurmd ran the health check at least twice more after now.
 two_more_runs() {
   local target=$(($(runs) + 2))
   runs_reached() { [ "$(runs)" -ge "$target" ]; }
-  it_wait_for "two more health-check runs" 20 runs_reached
+  it_wait_for "two more health-check runs" 60 runs_reached
 }
 state_of() { sinfo --noheader --nodes="$node" --format='%T' | head -n 1; }
 reason_of() { scontrol show node "$node" | sed -n 's/^[[:space:]]*Reason=//p' | sed 's/ \[[^]]*\]$//'; }
@@ -115,9 +116,9 @@ state_is() { [ "$(state_of)" = "$1" ]; }
 # --- slurmctld and slurmd -------------------------------------------------
 judge "$healthy_snapshot"
 it_start slurmctld "$w/log/slurmctld.out" slurmctld -D -i -f "$w/slurm.conf"
-it_wait_for "slurmctld answering on 127.0.0.1:$ctld_port" 20 scontrol ping
+it_wait_for "slurmctld answering on 127.0.0.1:$ctld_port" 60 scontrol ping
 it_start slurmd "$w/log/slurmd.out" slurmd -D -f "$w/slurm.conf" -N "$node"
-it_wait_for "slurmd registered, node $node idle" 30 state_is idle
+it_wait_for "slurmd registered, node $node idle" 60 state_is idle
 it_log "cluster up at $(it_elapsed) s: node $node $(state_of), health check every 1 s"
 
 # --- 1. the doctor inside a job step with two GPUs --------------------------
@@ -149,7 +150,7 @@ it_log "1. step of job $job_id: the doctor saw ROCR_VISIBLE_DEVICES=$rocr"
 # --- 2. broken: drained with the root cause as reason -----------------------
 judge "$broken_snapshot"
 drained() { case $(state_of) in drained | draining) return 0 ;; *) return 1 ;; esac; }
-it_wait_for "node $node drained after the broken snapshot" 30 drained
+it_wait_for "node $node drained after the broken snapshot" 60 drained
 reason=$(reason_of)
 case $reason in
   "rocm-doctor: driver.no-amd-gpu: "*) ;;
@@ -169,7 +170,7 @@ it_log "2. broken snapshot: node $(state_of), reason '$reason'"
 
 # --- 3. healthy again: resumed ------------------------------------------------
 judge "$healthy_snapshot"
-it_wait_for "node $node idle again after the healthy snapshot" 30 state_is idle
+it_wait_for "node $node idle again after the healthy snapshot" 60 state_is idle
 [ -z "$(sinfo --list-reasons --noheader)" ] || it_fail "a reason is left: $(sinfo --list-reasons --noheader)"
 it_log "3. healthy snapshot: node $(state_of)"
 
@@ -181,20 +182,23 @@ drained || it_fail "the wrapper resumed a node an administrator drained"
 judge "$broken_snapshot"
 two_more_runs
 [ "$(reason_of)" = "maintenance: swap PSU" ] || it_fail "the broken doctor overwrote an admin's reason: '$(reason_of)'"
+judge "$healthy_snapshot"  # before the resume: a broken verdict would drain it again
 scontrol update nodename="$node" state=resume
-judge "$healthy_snapshot"
+it_wait_for "node $node idle after the administrator's resume" 60 state_is idle
 it_log "4. admin drain left alone by the healthy and the broken doctor"
 
 # --- NHC mode: no Slurm call, the verdict in the exit code --------------------
-judge "$broken_snapshot"
+# (configs of its own: slurmd keeps running the health check on health.conf)
+config_for "$broken_snapshot" "$w/nhc-broken.conf"
+config_for "$healthy_snapshot" "$w/nhc-healthy.conf"
 set +e
-nhc_line=$(sh "$wrapper" --nhc --config "$w/health.conf")
+nhc_line=$(sh "$wrapper" --nhc --config "$w/nhc-broken.conf")
 nhc_status=$?
 set -e
 [ "$nhc_status" -eq 1 ] || it_fail "--nhc on a broken node exits $nhc_status, expected 1"
 case $nhc_line in "rocm-doctor: driver.no-amd-gpu: "*) ;; *) it_fail "--nhc printed '$nhc_line'" ;; esac
-judge "$healthy_snapshot"
-sh "$wrapper" --nhc --config "$w/health.conf" || it_fail "--nhc on a healthy node did not exit 0"
+sh "$wrapper" --nhc --config "$w/nhc-healthy.conf" || it_fail "--nhc on a healthy node did not exit 0"
+! drained || it_fail "--nhc changed the node: $(state_of)"
 
 # --- the wrapper exits 0 even when the doctor cannot run ----------------------
 cat >"$w/missing.conf" <<CONF
