@@ -334,6 +334,32 @@ def libdrm_scenarios():
     yield m.save({}, absent=("libdrm.ids-missing",), checks=checks, options={"image": True})
 
 
+class OneGpuPassed(Machine):
+    """A container on a two-GPU host started with --device /dev/dri/renderD129 only."""
+
+    def build_pci(self):
+        super().build_pci()
+        del self.nodes["/dev/dri/renderD128"]
+        del self.nodes["/dev/dri/card0"]
+
+
+def render_node_scenarios():
+    checks = ("render-nodes",)
+    for name, description, env, expect in (
+            ("container-one-of-two-gpus-visible-index", "Docker container given only the host's second GPU "
+             "(--device /dev/dri/renderD129) with HIP_VISIBLE_DEVICES=1 chosen on the host: inside, that GPU is "
+             "device 0 and index 1 selects nothing (ollama/ollama#5766)", {"HIP_VISIBLE_DEVICES": "1"},
+             {"container.gpus-subset": "info", "container.visible-index-out-of-range": "error"}),
+            ("container-one-of-two-gpus-healthy", "Healthy twin: the same container without a visible-devices "
+             "variable; the passed GPU is device 0", {}, {"container.gpus-subset": "info"})):
+        m = OneGpuPassed(name, description).base_system(distro="ubuntu2404")
+        m.gpu("0000:03:00.0", "0x744c", "0xc8", "gfx1100", 96, 24)
+        m.gpu("0000:43:00.0", "0x744c", "0xc8", "gfx1100", 96, 24).rocm("6.4.1", "83")
+        m.write("/.dockerenv", "")
+        m.env.update(env)
+        yield m.save(expect, absent=() if env else ("container.visible-index-out-of-range",), checks=checks)
+
+
 def main():
     for _ in apu_scenarios():
         pass
@@ -346,6 +372,8 @@ def main():
     for _ in python_scenarios():
         pass
     for _ in libdrm_scenarios():
+        pass
+    for _ in render_node_scenarios():
         pass
 
 
