@@ -97,16 +97,45 @@ TEST_F(NothingLost, AnArchiveThatDoesNotFitLeavesTheOldOneIntact) {
   EXPECT_EQ(names_in(folder_.path()), std::vector<std::string>{"ticket.tar.gz"});
 }
 
+// Mode bits do not stop root, so as root (CI) the folder is made read-only
+// the way a container's read-only root is: a read-only bind mount, inside a
+// mount namespace of the doctor's own (unshare), which fails with EROFS.
+probe::ChildResult run_with_a_read_only_folder(const fs::path& folder, const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = {"/usr/bin/unshare",
+                                   "--mount",
+                                   "--propagation",
+                                   "private",
+                                   "--",
+                                   "/bin/sh",
+                                   "-c",
+                                   "mount --bind \"$0\" \"$0\" && mount -o remount,bind,ro \"$0\" && shift && "
+                                   "exec \"$@\"",
+                                   folder.string(),
+                                   "--",
+                                   ROCM_DOCTOR_BINARY};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  probe::ChildOptions options;
+  options.timeout = std::chrono::seconds(60);
+  return probe::run_child(argv, options);
+}
+
 TEST_F(NothingLost, AReadOnlyFolderLeavesTheOldReportIntact) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only folders; the full-disk tests cover root";
   const auto target = folder_.path() / "report.json";
   std::ofstream(target) << "the previous report\n";
-  fs::permissions(folder_.path(), fs::perms::owner_read | fs::perms::owner_exec);
-  const auto run = testing::run_doctor({"--replay", kScenario, "--json", "-o", target.string()});
-  fs::permissions(folder_.path(), fs::perms::owner_all);
-  EXPECT_EQ(run.exit_code, 3) << run.err;
-  EXPECT_NE(run.err.find("Permission denied"), std::string::npos) << run.err;
+  const std::vector<std::string> arguments = {"--replay", kScenario, "--json", "-o", target.string()};
+  if (::geteuid() == 0) {
+    const auto run = run_with_a_read_only_folder(folder_.path(), arguments);
+    EXPECT_EQ(run.exit_code, 3) << run.err_tail;
+    EXPECT_NE(run.err_tail.find("Read-only file system"), std::string::npos) << run.err_tail;
+  } else {
+    fs::permissions(folder_.path(), fs::perms::owner_read | fs::perms::owner_exec);
+    const auto run = testing::run_doctor(arguments);
+    fs::permissions(folder_.path(), fs::perms::owner_all);
+    EXPECT_EQ(run.exit_code, 3) << run.err;
+    EXPECT_NE(run.err.find("Permission denied"), std::string::npos) << run.err;
+  }
   EXPECT_EQ(read_text(target), "the previous report\n");
+  EXPECT_EQ(names_in(folder_.path()), std::vector<std::string>{"report.json"}) << "no debris beside it";
 }
 
 }  // namespace
