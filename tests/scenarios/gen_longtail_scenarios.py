@@ -212,7 +212,7 @@ def rocm_link_scenarios():
 
     m = Machine("rocm-link-missing-ldconf", "Partial install (no rocm-dev, which creates the link): "
                 "/etc/ld.so.conf.d/hsa-rocr-dev.conf and PATH name /opt/rocm, which does not exist "
-                "(ROCm/legacy-rocm-build#1156, #575)").base_system(distro="ubuntu2404")
+                "(ROCm/legacy-rocm-build#1156)").base_system(distro="ubuntu2404")
     m.gpu("0000:03:00.0", "0x744c", "0xc8", "gfx1100", 96, 24).rocm("6.3.3", "74")
     m.write("/etc/ld.so.conf.d/hsa-rocr-dev.conf", "/opt/rocm/lib\n")
     yield without_opt_rocm(m).save({"rocm.version": "info", "rocm.link-missing": "error"},
