@@ -48,6 +48,9 @@ struct Finding {
   std::vector<Evidence> evidence;
   std::vector<Fix> fixes;
   std::optional<Acceptance> accepted;  // set by a policy's tolerance
+  // The ids of the findings that explain this one (set by the causal stage,
+  // include/rocm_doctor/diagnosis.h): empty for a root cause or an unrelated finding.
+  std::vector<std::string> caused_by;
 
   // Fluent helpers keep check code short and readable.
   Finding& because(std::string text) {

@@ -43,6 +43,9 @@ struct Report {
   // in display order; a key is absent when unknown (docs/report-format.md#versions).
   std::vector<std::pair<std::string, std::string>> versions;
   std::vector<CheckResult> checks;
+  // The warning-or-error finding ids nothing else explains, most likely first
+  // (set by the causal stage; docs/architecture.md#root-causes). Empty: healthy.
+  std::vector<std::string> root_causes;
   // Extra top-level sections contributed by later stages (e.g. "gpus").
   std::map<std::string, nlohmann::ordered_json> sections;
 };

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/report_versions.h"
+#include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/policy.h"
 #include "rocm_doctor/system_facts.h"
@@ -172,6 +173,8 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
     spdlog::error("versions failed: {}", error.what());
   }
   if (with_policies) policy::apply_to_report(*options.policies, report);
+  // Last: which finding explains which, on the findings as policies left them (issue 17).
+  diagnose(report);
   return report;
 }
 

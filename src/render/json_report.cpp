@@ -17,9 +17,13 @@ Json finding_to_json(const Finding& finding) {
   for (const auto& item : finding.evidence) evidence.push_back({{"source", item.source}, {"value", item.value}});
   Json fixes = Json::array();
   for (const auto& fix : finding.fixes) fixes.push_back(fix_to_json(fix));
-  Json result = {{"id", finding.id},           {"severity", to_string(finding.severity)},
-                 {"summary", finding.summary}, {"detail", finding.detail},
-                 {"evidence", evidence},       {"fix", fixes}};
+  Json result = {{"id", finding.id},
+                 {"severity", to_string(finding.severity)},
+                 {"summary", finding.summary},
+                 {"detail", finding.detail},
+                 {"evidence", evidence},
+                 {"fix", fixes},
+                 {"caused_by", finding.caused_by}};
   if (finding.accepted) {
     result["accepted"] = {{"policy", finding.accepted->policy},
                           {"file", finding.accepted->file},
@@ -77,6 +81,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
         {"skipped_checks", counts.skipped},
         {"internal_errors", counts.internal_error},
         {"worst", to_string(worst_severity(report))}}},
+      {"root_causes", report.root_causes},
       {"checks", checks},
   };
   for (const auto& [name, section] : report.sections) result[name] = section;

@@ -103,6 +103,29 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
         << "undocumented " << key;
     EXPECT_FALSE(value.empty() || value == "unknown") << key;
   }
+  // Root causes (issue 17): exactly as stated for a broken scenario, none for a healthy one.
+  const bool broken = std::any_of(expected.begin(), expected.end(), [](const auto& entry) {
+    return entry.second == "warning" || entry.second == "error";
+  });
+  if (broken) {
+    ASSERT_TRUE(expectation.contains("root_causes")) << "a broken scenario states its root_causes";
+    EXPECT_EQ(report.root_causes, expectation["root_causes"].get<std::vector<std::string>>()) << "root_causes";
+  } else {
+    EXPECT_TRUE(report.root_causes.empty()) << "a healthy scenario has no root cause, got " << report.root_causes[0];
+    if (expectation.contains("root_causes")) EXPECT_TRUE(expectation["root_causes"].empty());
+  }
+  // "fixes_only_for": no other finding offers a fix (advice a machine without an AMD GPU cannot use).
+  if (const auto it = expectation.find("fixes_only_for"); it != expectation.end()) {
+    const auto allowed = it->get<std::set<std::string>>();
+    for (const auto& finding : all_findings(report)) {
+      EXPECT_TRUE(finding.fixes.empty() || allowed.contains(finding.id)) << finding.id << " offers a fix";
+    }
+  }
+  for (const auto& finding : all_findings(report)) {
+    for (const auto& cause : finding.caused_by) {
+      EXPECT_TRUE(produced.contains(cause)) << finding.id << " caused by absent " << cause;
+    }
+  }
   const auto declared = declared_finding_ids();
   for (const auto& finding : all_findings(report)) {
     // site.<plugin>.<id>: a site plugin's own findings (docs/plugins.md), declared by no check.
