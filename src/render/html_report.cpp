@@ -6,6 +6,7 @@
 #include <map>
 
 #include "render/formats.h"
+#include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -188,6 +189,21 @@ std::string render_html(const Report& report) {
   page.add(fmt::format("<p class=\"summary {}\" id=\"summary\">{}</p>\n", severity_class(worst),
                        xml_escape(render_support::summary_line(report))));
   render_gpus(page, render_support::gpu_rows(report));
+
+  // What is wrong first: each root cause in full, the findings it explains one line each.
+  const auto roots = root_causes(report);
+  if (!roots.empty())
+    page.add(roots.size() == 1 ? "<h2 id=\"root-causes\">Root cause</h2>\n"
+                               : "<h2 id=\"root-causes\">Root causes (most likely first)</h2>\n");
+  for (const auto& root : roots) {
+    render_finding(page, *root.finding);
+    if (root.explained.empty()) continue;
+    page.add("<p>It also explains:</p>\n<ul class=\"explained\">\n");
+    for (const auto* effect : root.explained) {
+      page.add("<li>" + xml_escape(effect->summary) + " <code>" + xml_escape(effect->id) + "</code></li>\n");
+    }
+    page.add("</ul>\n");
+  }
 
   page.add("<h2>Findings</h2>\n");
   bool any = false;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "render/formats.h"
+#include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -150,6 +151,17 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
   for (const auto& phrase : render_support::version_phrases(report)) versions.push_back(escape(phrase));
   if (!versions.empty()) out += join(versions, " · ") + "\n\n";
   render_gpus(out, report);
+
+  // What is wrong first; the findings a root cause explains follow it, one line each.
+  const auto roots = root_causes(report);
+  if (!roots.empty()) out += roots.size() == 1 ? "### Root cause\n\n" : "### Root causes (most likely first)\n\n";
+  for (const auto& root : roots) {
+    out += "- **" + escape(root.finding->summary) + "** (" + code_span(root.finding->id) + ")\n";
+    for (const auto* effect : root.explained) {
+      out += "  - explains: " + escape(effect->summary) + " (" + code_span(effect->id) + ")\n";
+    }
+  }
+  if (!roots.empty()) out += "\n";
 
   bool any = false;
   for (const auto& check : report.checks) {

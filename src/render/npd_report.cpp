@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "render/formats.h"
+#include "rocm_doctor/diagnosis.h"
 
 namespace rocm_doctor {
 
@@ -35,8 +36,10 @@ std::string render_npd(const Report& report, Severity fail_on) {
   const int code = npd_exit_code(report, fail_on);
   std::string line;
   if (code == kNonOk) {
-    // The worst finding names the problem; the counts say how much more there is.
+    // The first root cause names the problem (else the worst finding); the counts say how much more there is.
     const Finding* worst = nullptr;
+    const auto roots = root_causes(report);
+    if (!roots.empty()) worst = roots.front().finding;
     for (const auto& check : report.checks) {
       for (const auto& finding : check.findings) {
         if (worst == nullptr || finding.severity > worst->severity) worst = &finding;

@@ -125,6 +125,13 @@ std::string render_prometheus(const Report& report) {
              {{"check", std::get<0>(key)}, {"id", std::get<1>(key)}, {"severity", std::get<2>(key)}}, count);
   }
 
+  // What is wrong, most likely first (docs/architecture.md#root-causes): 1 is the first root cause.
+  w.family("rocm_doctor_root_cause", "gauge",
+           "A root cause of the run: a warning or error no other finding explains (value: its rank, 1 first).");
+  for (std::size_t rank = 0; rank < report.root_causes.size(); ++rank) {
+    w.sample("rocm_doctor_root_cause", {{"id", report.root_causes[rank]}}, static_cast<double>(rank + 1));
+  }
+
   w.family("rocm_doctor_check_status", "gauge", "Status of each check: 1 for its status, 0 for the others.");
   for (const auto& check : report.checks) {
     for (const auto status : kStatuses) {

@@ -1,8 +1,11 @@
 #include <fmt/color.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "render/formats.h"
 #include "render/render.h"
+#include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -91,12 +94,20 @@ void render_fix(std::string& out, const Fix& fix) {
   if (!fix.verify.empty()) out += "      Verify: " + shown(fix.verify) + "\n";
 }
 
-void render_finding(std::string& out, const Finding& finding, const Palette& palette, Verbosity verbosity) {
+void render_finding(std::string& out, const Finding& finding, const Palette& palette, Verbosity verbosity,
+                    bool root_cause) {
   const std::string mark = palette.paint(mark_for(finding.severity), style_for(finding.severity));
   out += "    " + mark + " " + finding.summary + "  " +
          palette.paint("(" + shown(finding.id) + ")", fmt::emphasis::faint) + "\n";
   if (finding.accepted) out += wrap(shown(render_support::acceptance_note(finding)), 6);
-  const bool full = verbosity == Verbosity::verbose || finding.severity >= Severity::warning;
+  // A consequence is folded under its cause: one line by default, all of it with -v.
+  if (!finding.caused_by.empty()) out += wrap("Caused by " + shown(join(finding.caused_by, ", ")) + " (see above).", 6);
+  if (root_cause && verbosity != Verbosity::verbose) {
+    out += wrap("Root cause: its detail and fix are at the top.", 6);
+    return;
+  }
+  const bool full =
+      verbosity == Verbosity::verbose || (finding.severity >= Severity::warning && finding.caused_by.empty());
   if (!full) return;
   if (!finding.detail.empty()) out += wrap(finding.detail, 6);
   for (const auto& evidence : finding.evidence) {
@@ -105,7 +116,8 @@ void render_finding(std::string& out, const Finding& finding, const Palette& pal
   for (const auto& fix : finding.fixes) render_fix(out, fix);
 }
 
-void render_check(std::string& out, const CheckResult& check, const Palette& palette, Verbosity verbosity) {
+void render_check(std::string& out, const CheckResult& check, const Palette& palette, Verbosity verbosity,
+                  const std::vector<std::string>& roots) {
   out += status_mark(check, palette) + " " + shown(check.title);
   if (check.status == CheckStatus::skipped) out += " (skipped: " + shown(check.skipped_reason) + ")";
   out += "\n";
@@ -114,7 +126,11 @@ void render_check(std::string& out, const CheckResult& check, const Palette& pal
                     ". Other checks are not affected; please report this.",
                 4);
   }
-  for (const auto& finding : check.findings) render_finding(out, finding, palette, verbosity);
+  for (const auto& finding : check.findings) {
+    const bool root = finding.caused_by.empty() && finding.severity >= Severity::warning &&
+                      std::find(roots.begin(), roots.end(), finding.id) != roots.end();
+    render_finding(out, finding, palette, verbosity, root);
+  }
 }
 
 std::string header(const Report& report) {
@@ -161,6 +177,33 @@ std::string policy_line(const Report& report) {
   return "Policies: " + join(names, ", ") + "\n\n";
 }
 
+// The report opens with what is wrong: each root cause with why and its fix,
+// and the findings it explains, one line each (docs/architecture.md#root-causes).
+std::string root_cause_section(const Report& report, const Palette& palette, Verbosity verbosity) {
+  const auto roots = root_causes(report);
+  if (roots.empty()) return "";
+  std::string out = roots.size() == 1 ? "Root cause:\n" : "Root causes (most likely first):\n";
+  for (const auto& root : roots) {
+    const auto& finding = *root.finding;
+    out += "  " + palette.paint(mark_for(finding.severity), style_for(finding.severity)) + " " + finding.summary +
+           "  " + palette.paint("(" + shown(finding.id) + ")", fmt::emphasis::faint) + "\n";
+    if (!finding.detail.empty()) out += wrap(finding.detail, 6);
+    for (const auto& fix : finding.fixes) render_fix(out, fix);
+    if (root.explained.empty()) continue;
+    out += "      It also explains:\n";
+    for (const auto* effect : root.explained) {
+      out += "        - " + effect->summary + "  " +
+             palette.paint("(" + shown(effect->id) + ")", fmt::emphasis::faint) + "\n";
+      if (verbosity != Verbosity::verbose) continue;
+      for (const auto& cause : effect->caused_by) {
+        const auto reason = causal_reason(cause, effect->id);
+        if (!reason.empty()) out += wrap(shown(cause) + ": " + shown(reason), 10);
+      }
+    }
+  }
+  return out + "\n";
+}
+
 std::string plural(int count, std::string_view word) {
   return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
 }
@@ -172,7 +215,8 @@ std::string render_text(const Report& report, Color color, Verbosity verbosity) 
   std::string out = header(report);
   out += gpu_table(report);
   out += policy_line(report);
-  for (const auto& check : report.checks) render_check(out, check, palette, verbosity);
+  out += root_cause_section(report, palette, verbosity);
+  for (const auto& check : report.checks) render_check(out, check, palette, verbosity, report.root_causes);
   const auto counts = count_findings(report);
   std::vector<std::string> parts = {plural(counts.error, "error"), plural(counts.warning, "warning"),
                                     fmt::format("{} info", counts.info)};
