@@ -52,7 +52,7 @@ bool hides(const Host& host, const std::vector<const Gpu*>& integrated) {
 std::optional<Finding> igpu_finding(const Host& host, const std::vector<const Gpu*>& gpus, const BuiltIn& built) {
   std::vector<const Gpu*> integrated;
   std::vector<const Gpu*> discrete;
-  for (const auto* gpu : gpus) (gpu->apu ? integrated : discrete).push_back(gpu);
+  for (const auto* gpu : gpus) (gpu->hideable_igpu() ? integrated : discrete).push_back(gpu);
   if (integrated.empty() || discrete.empty()) return std::nullopt;
   const bool hidden = hides(host, integrated);
   std::vector<std::string> names;
@@ -261,9 +261,19 @@ class GpuArchCheck final : public Check {
   std::string_view title() const override { return "GPU architecture support"; }
   int order() const override { return 50; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"gpu.none-visible",      "gpu.supported",          "gpu.override-needed",       "gpu.override-invalid",
-            "gpu.override-unneeded", "gpu.override-multi-gpu", "gpu.unsupported",           "gpu.igpu-present",
-            "gpu.vram-in-use",       "gpu.kfd-mismatch",       "gpu.kfd-properties-invalid"};
+    return {"gpu.none-visible",
+            "gpu.supported",
+            "gpu.override-needed",
+            "gpu.override-invalid",
+            "gpu.override-unneeded",
+            "gpu.override-multi-gpu",
+            "gpu.unsupported",
+            "gpu.igpu-present",
+            "gpu.vram-in-use",
+            "gpu.kfd-mismatch",
+            "gpu.kfd-properties-invalid",
+            "gpu.partition-count-mismatch",
+            "gpu.partition-mode-mixed"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {
@@ -286,15 +296,17 @@ class GpuArchCheck final : public Check {
     const auto locations = override_locations(ctx.host());
     std::vector<Finding> findings = kfd_problem_findings(inventory);
     for (auto& finding : mismatch_findings(inventory)) findings.push_back(std::move(finding));
+    for (auto& finding : gpu_arch::partition_findings(inventory)) findings.push_back(std::move(finding));
     if (use_targets) {
       judge_subjects(ctx, built, locations, target_subjects(ctx.host(), targets), findings);
       return findings;
     }
     // An integrated GPU beside a discrete one is better hidden than made to work: igpu-present covers it.
+    // MI300A is integrated too, but it is the node's GPU (unified HBM), never one to hide.
     const bool has_discrete = std::any_of(gpus.begin(), gpus.end(), [](const Gpu* gpu) { return !gpu->apu; });
     std::vector<const Gpu*> judged;
     for (const auto* gpu : gpus) {
-      if (!(has_discrete && gpu->apu)) judged.push_back(gpu);
+      if (!(has_discrete && gpu->hideable_igpu())) judged.push_back(gpu);
     }
     judge_subjects(ctx, built, locations, gpu_subjects(ctx.host(), judged), findings);
     if (auto finding = multi_gpu_finding(ctx, gpus, built, locations)) findings.push_back(std::move(*finding));

@@ -82,4 +82,11 @@ Fix remove_override_fix(const Subject& subject, const std::vector<Location>& loc
 void judge_subjects(const CheckContext& ctx, const BuiltIn& built, const std::vector<Location>& locations,
                     const std::vector<Subject>& subjects, std::vector<Finding>& out);
 
+// --- Compute partitions (gpu_arch_partitions.cpp) ---
+
+// gpu.partition-count-mismatch for each physical GPU whose KFD partitions do not number what its
+// mode (or its XCDs per partition) implies, or that are inconsistent; gpu.partition-mode-mixed when
+// GPUs of one model run different compute or memory partition modes.
+std::vector<Finding> partition_findings(const GpuInventory& inventory);
+
 }  // namespace rocm_doctor::gpu_arch

@@ -223,7 +223,17 @@ class Judge {
 void judge_subjects(const CheckContext& ctx, const BuiltIn& built, const std::vector<Location>& locations,
                     const std::vector<Subject>& subjects, std::vector<Finding>& out) {
   const Judge judge(ctx, built, locations);
-  for (const auto& subject : subjects) out.push_back(judge.judge(subject));
+  for (const auto& subject : subjects) {
+    auto finding = judge.judge(subject);
+    // Kernels before gfx_target_version existed: say the gfx is the knowledge base's, not KFD's.
+    if (subject.gpu != nullptr && subject.gpu->gfx_source == "pci-id table" && subject.gpu->node_id) {
+      finding.with_evidence(fmt::format("/sys/class/kfd/kfd/topology/nodes/{}/properties", *subject.gpu->node_id),
+                            fmt::format("no gfx_target_version line (older kernel): {} from the PCI id table "
+                                        "(checks/data/pci_ids.json, device 0x{:04x})",
+                                        subject.gpu->gfx, subject.gpu->device_id));
+    }
+    out.push_back(std::move(finding));
+  }
 }
 
 }  // namespace rocm_doctor::gpu_arch

@@ -36,7 +36,7 @@ std::vector<Wanted> wanted_targets(const CheckContext& ctx) {
   }
   const bool has_discrete = std::any_of(gpus.begin(), gpus.end(), [](const Gpu* gpu) { return !gpu->apu; });
   for (const auto* gpu : gpus) {
-    if (has_discrete && gpu->apu) continue;  // gpu-arch advises hiding it
+    if (has_discrete && gpu->hideable_igpu()) continue;  // gpu-arch advises hiding it
     std::string variable = gpu->node_id ? fmt::format("HSA_OVERRIDE_GFX_VERSION_{}", *gpu->node_id) : "";
     auto value = variable.empty() ? std::nullopt : host.env(variable);
     if (!value) variable = "HSA_OVERRIDE_GFX_VERSION", value = host.env(variable);

@@ -73,7 +73,8 @@ std::string gib_text(std::uint64_t bytes) {
 // The discrete GPUs multi-GPU findings talk about (an iGPU beside them is not a peer).
 std::vector<const Gpu*> discrete(const std::vector<const Gpu*>& gpus) {
   std::vector<const Gpu*> result;
-  std::copy_if(gpus.begin(), gpus.end(), std::back_inserter(result), [](const Gpu* gpu) { return !gpu->apu; });
+  std::copy_if(gpus.begin(), gpus.end(), std::back_inserter(result),
+               [](const Gpu* gpu) { return !gpu->hideable_igpu(); });
   return result;
 }
 

@@ -120,6 +120,16 @@ def targets(db):
     }
 
 
+# Accelerator dies (XCDs) of MI300-series GPUs (CPX mode makes one partition of each) and the APU
+# whose GPU shares one HBM pool with the CPU. Written for the revision-0x00 / any-revision rows.
+XCDS = {"0x74a0": 6, "0x74a1": 8, "0x74a2": 4, "0x74a5": 8, "0x74a9": 8, "0x74bd": 8, "0x75a0": 8, "0x75a3": 8}
+UNIFIED_MEMORY = {"0x74a0"}
+XCDS_SOURCE = ("AMD Instinct partitioning docs (instinct.docs.amd.com/projects/amdgpu-docs gpu-partitioning: MI300X "
+               "is 8 XCDs, MI300A 6 XCDs; MI325X/MI350X/MI355X CPX = 8 logical GPUs per GPU, aac.amd.com bare-metal "
+               "GPU partitioning); MI308X: 4 partitions of 20 CUs in CPX in the ROCm/k8s-device-plugin "
+               "testdata/topology-parsing-mi308 capture")
+
+
 def pci_ids(db):
     rows, seen = [], set()
     for p in db["pci_ids"]:
@@ -131,7 +141,7 @@ def pci_ids(db):
         if key in seen:
             continue
         seen.add(key)
-        rows.append({
+        row = {
             "device": p["device_id"].lower(),
             "revision": p["revision"].lower() if p["revision"] else None,
             "name": p["marketing_name"],
@@ -139,11 +149,19 @@ def pci_ids(db):
             "gfx": gfx,
             "notes": p["notes"],
             "sources": p["sources"],
-        })
+        }
+        if row["device"] in XCDS and row["revision"] in ("0x00", None):
+            row["xcds"] = XCDS[row["device"]]
+            if row["device"] in UNIFIED_MEMORY:
+                row["unified_memory"] = True
+            row["sources"] = row.pop("sources") + [XCDS_SOURCE]
+        rows.append(row)
     return {
         "_sources": sorted({s for p in db["pci_ids"] for s in p["sources"]}),
         "_notes": "PCI vendor 0x1002 device (and revision, null = any) -> marketing name and gfx target. "
-                  "Prefer KFD gfx_target_version; use this table for names and when KFD is absent.",
+                  "Prefer KFD gfx_target_version; use this table for names and when KFD is absent. 'xcds': "
+                  "accelerator dies of an MI300-series GPU (CPX mode = one partition per XCD); 'unified_memory': an "
+                  "APU whose GPU and CPU share one HBM pool (MI300A).",
         "vendor": "0x1002",
         "devices": rows,
     }

@@ -67,6 +67,10 @@ struct PciDevice {
   std::string name;
   std::string codename;
   std::string gfx;  // empty when unknown
+  // Accelerator dies (XCDs) of an Instinct MI300-series GPU: CPX mode makes one partition of each.
+  std::optional<unsigned> xcds;
+  // An APU whose GPU shares one HBM pool with the CPU (MI300A): integrated, yet the node's GPU.
+  bool unified_memory = false;
   std::vector<std::string> sources;
 };
 

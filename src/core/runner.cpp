@@ -162,7 +162,10 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
   });
   try {
     const auto& inventory = ctx.fact<GpuInventory>();
-    if (gpu_checks || !inventory.gpus.empty()) report.sections["gpus"] = inventory.to_json();
+    if (gpu_checks || !inventory.gpus.empty()) {
+      report.sections["gpus"] = inventory.to_json();
+      report.sections["physical_gpus"] = inventory.physical_json();
+    }
   } catch (const std::exception& error) {
     spdlog::error("GPU inventory failed: {}", error.what());
   }

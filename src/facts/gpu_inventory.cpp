@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "gpu_partitions.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -158,6 +159,7 @@ void describe(Gpu& gpu) {
   if (const auto* row = kb.pci_device(gpu.device_id, gpu.revision)) {
     gpu.name = row->name;
     gpu.name_known = true;
+    gpu.unified_memory = row->unified_memory;
     if (gpu.gfx.empty() && !row->gfx.empty()) {
       gpu.gfx = row->gfx;
       gpu.gfx_version = parse_gfx_name(row->gfx);
@@ -171,6 +173,7 @@ void describe(Gpu& gpu) {
     gpu.family = target->family;
     gpu.apu = target->apu;
   }
+  if (gpu.unified_memory) gpu.apu = true;  // MI300A reports gfx942, as the discrete MI300X does
 }
 
 void apply_card(Gpu& gpu, const DrmCard& card) {
@@ -209,6 +212,10 @@ Gpu gpu_from_node(const KfdNode& node, int index) {
     gpu.render_minor = static_cast<unsigned>(*minor);
   }
   if (const auto hive = node.get("hive_id"); hive && *hive != 0) gpu.hive_id = hive;
+  gpu.kfd_unique_id = node.get("unique_id").value_or(0);
+  gpu.kfd_location = node.get("location_id").value_or(0);
+  gpu.kfd_domain = node.get("domain").value_or(0);
+  if (const auto xcc = node.get("num_xcc"); xcc && *xcc > 0 && *xcc <= 64) gpu.xcc_count = static_cast<unsigned>(*xcc);
   return gpu;
 }
 
@@ -220,9 +227,12 @@ void join_kfd(GpuInventory& inventory, const std::vector<KfdNode>& nodes, const 
               const std::vector<DrmCard>& cards) {
   int index = 0;
   for (const auto& node : nodes) {
-    if (!node.is_gpu()) continue;
-    Gpu gpu = gpu_from_node(node, index++);
-    const std::string where = fmt::format("{}/{}/properties", kTopology, node.node_id);
+    if (node.is_gpu()) inventory.gpus.push_back(gpu_from_node(node, index++));
+  }
+  // Partitions of one physical GPU take its PCI address before anything is matched by address.
+  group_partitions(inventory);
+  for (auto& gpu : inventory.gpus) {
+    const std::string where = fmt::format("{}/{}/properties", kTopology, *gpu.node_id);
     if (const auto it = std::find_if(pci.begin(), pci.end(), [&](const auto& f) { return f.bdf == gpu.bdf; });
         it != pci.end()) {
       apply_pci(gpu, *it);
@@ -231,19 +241,23 @@ void join_kfd(GpuInventory& inventory, const std::vector<KfdNode>& nodes, const 
     if (card == cards.end()) {
       if (!cards.empty()) {
         inventory.issues.push_back(
-            {fmt::format("KFD node {} ({}) has no DRM card at that PCI address", node.node_id, gpu.bdf), where,
-             fmt::format("location_id {}", node.get("location_id").value_or(0))});
+            {fmt::format("KFD node {} ({}) has no DRM card at that PCI address", *gpu.node_id, gpu.bdf), where,
+             fmt::format("location_id {}", gpu.kfd_location)});
       }
     } else {
       apply_card(gpu, *card);
+      // The card's memory is the whole GPU's: its first partition carries it, the physical GPU reports it.
+      if (gpu.partition && gpu.partition->number != first_partition_number(inventory, gpu)) {
+        gpu.vram_total.reset();
+        gpu.vram_used.reset();
+      }
       if (card->device && *card->device != gpu.device_id) {
-        inventory.issues.push_back({fmt::format("KFD node {} says device {} but DRM {} at {} says {}", node.node_id,
+        inventory.issues.push_back({fmt::format("KFD node {} says device {} but DRM {} at {} says {}", *gpu.node_id,
                                                 hex_id(gpu.device_id), card->card, gpu.bdf, hex_id(*card->device)),
                                     where, fmt::format("device_id {} (decimal)", gpu.device_id)});
       }
     }
     describe(gpu);
-    inventory.gpus.push_back(std::move(gpu));
   }
 }
 
@@ -290,7 +304,12 @@ std::optional<std::uint64_t> KfdNode::get(std::string_view key) const {
 }
 
 bool KfdNode::is_gpu() const {
-  return get("simd_count").value_or(0) > 0 && get("gfx_target_version").value_or(0) != 0;
+  // Kernels before 5.x write no gfx_target_version: such a node is a GPU (simd_count says so) whose
+  // gfx comes from the PCI id table; a written 0 is a broken node (describe_kfd_node_problem).
+  if (get("simd_count").value_or(0) == 0) return false;
+  const auto version = get("gfx_target_version");
+  // Without the line, only a clean file is an old kernel's: a truncated one is not half-used.
+  return version ? decode_gfx_target_version(*version).has_value() : malformed_count == 0;
 }
 
 std::optional<KfdNode> parse_kfd_properties(int node_id, std::string_view text) {
@@ -373,6 +392,7 @@ std::string Gpu::render_node() const {
 
 std::string Gpu::label() const {
   std::string text = index >= 0 ? fmt::format("GPU {} {}", index, name) : fmt::format("{} at {}", name, bdf);
+  if (partition) text += fmt::format(" partition {} of {}", partition->number, partition->count);
   return text + " (" + (gfx.empty() ? std::string("unknown gfx") : gfx) + ")";
 }
 
@@ -386,7 +406,10 @@ std::vector<const Gpu*> GpuInventory::kfd_gpus() const {
 
 std::vector<const Gpu*> GpuInventory::pci_gpus() const {
   std::vector<const Gpu*> out;
-  for (const auto& gpu : gpus) {
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const auto& gpu = gpus[i];
+    // A partitioned GPU is one PCI function: its first partition stands for it.
+    if (gpu.partition && physical[gpu.partition->physical].partitions.front() != i) continue;
     if (!gpu.driver.empty() || gpu.index < 0 || !gpu.card.empty()) out.push_back(&gpu);
   }
   return out;
@@ -421,6 +444,7 @@ nlohmann::ordered_json GpuInventory::to_json() const {
     row["numa_node"] = optional_json(gpu.numa_node);
     row["xgmi_hive_id"] = gpu.hive_id ? nlohmann::ordered_json(fmt::format("0x{:x}", *gpu.hive_id)) : nullptr;
     row["driver"] = gpu.driver.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.driver);
+    row["partition"] = partition_json(gpu);
     list.push_back(std::move(row));
   }
   return list;
@@ -438,6 +462,7 @@ GpuInventory GpuInventory::collect(const Host& host) {
   const auto nodes = scan_kfd(host, inventory.kfd_present, inventory.kfd_problems);
   inventory.kfd_node_count = static_cast<int>(nodes.size());
   join_kfd(inventory, nodes, pci, cards);
+  describe_physical_gpus(inventory, host);
   add_pci_only(inventory, pci, cards);
   return inventory;
 }

@@ -146,6 +146,17 @@ void load_pci(Table<PciDevice>& table, const json& file) {
     device.name = text_of(row, "name");
     device.codename = text_of(row, "codename");
     device.gfx = text_of(row, "gfx");
+    if (row.contains("xcds")) {
+      if (!row["xcds"].is_number_unsigned() || row["xcds"].get<unsigned>() == 0) {
+        fail("pci_ids.json", text_of(row, "device") + ": 'xcds' must be a positive integer");
+      }
+      device.xcds = row["xcds"].get<unsigned>();
+    }
+    if (row.contains("unified_memory")) {
+      if (!row["unified_memory"].is_boolean())
+        fail("pci_ids.json", text_of(row, "device") + ": 'unified_memory' must be true or false");
+      device.unified_memory = row["unified_memory"].get<bool>();
+    }
     device.sources = strings(row.value("sources", json::array()));
     if (device.sources.empty()) fail("pci_ids.json", text_of(row, "device") + ": no sources");
     if (!seen.insert({device.device, device.revision ? static_cast<std::int64_t>(*device.revision) : -1}).second) {
