@@ -168,7 +168,8 @@ class RealNode(Machine):
                     "nodes": self.nodes, "probes": {}}
         (self.folder / "snapshot.json").write_text(json.dumps(manifest, indent=2) + "\n")
         description = f"{self.description} Source: {self.source} (see SOURCE.md)."
-        expected = {"description": description, "expect": expect}
+        expected = {"description": description, "expect": expect,
+                    "root_causes": [name for name, severity in expect.items() if severity in ("warning", "error")]}
         if absent:
             expected["absent"] = list(absent)
         (self.folder / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
