@@ -63,7 +63,7 @@ int cli_main(int argc, char** argv);
 int run_command(const RunCommandOptions& options);
 // The report of a run with these options and checks (live, or the --replay
 // snapshot), or the exit code of the usage error that stopped it.
-tl::expected<Report, int> diagnose(const RunCommandOptions& options, const std::vector<const Check*>& checks);
+tl::expected<Report, int> machine_report(const RunCommandOptions& options, const std::vector<const Check*>& checks);
 // rocm-doctor fix [ID...] [--dry-run] [--yes] (docs/fix.md).
 int fix_command(const std::vector<std::string>& ids, bool dry_run, bool yes, const RunCommandOptions& options);
 int capture_command(const std::string& directory, const RunCommandOptions& options);

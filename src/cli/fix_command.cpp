@@ -148,7 +148,7 @@ int fix_command(const std::vector<std::string>& ids, bool dry_run, bool yes, con
   if (!checks) return usage_error(checks.error());
   const auto targets = output_targets(options);
   if (!targets) return usage_error(targets.error());
-  const auto before = diagnose(options, *checks);
+  const auto before = machine_report(options, *checks);
   if (!before) return before.error();
   const auto plan = plan_fixes(*before, ids);
   if (!plan) return usage_error(plan.error());
@@ -178,7 +178,7 @@ int fix_command(const std::vector<std::string>& ids, bool dry_run, bool yes, con
   recheck.selection = recheck_selection(log);
   const auto after_checks = select_checks(recheck.selection);
   if (!after_checks) return usage_error(after_checks.error());
-  const auto after = diagnose(recheck, *after_checks);
+  const auto after = machine_report(recheck, *after_checks);
   if (!after) return after.error();
   judge_outcomes(log, *after);
   fmt::print(stderr, "{}", render_fix_outcomes(log, *before, *after));

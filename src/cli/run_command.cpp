@@ -69,7 +69,7 @@ int list_checks_command(const RunCommandOptions& options) {
   return 0;
 }
 
-tl::expected<Report, int> diagnose(const RunCommandOptions& options, const std::vector<const Check*>& checks) {
+tl::expected<Report, int> machine_report(const RunCommandOptions& options, const std::vector<const Check*>& checks) {
   auto plugin_folders = plugin_folders_option(options);
   if (!plugin_folders) return tl::unexpected(usage_error(plugin_folders.error()));
   RunOptions run = options.run;
@@ -103,7 +103,7 @@ int run_command(const RunCommandOptions& options) {
   if (!checks) return usage_error(checks.error());
   const auto targets = output_targets(options);
   if (!targets) return usage_error(targets.error());
-  const auto report = diagnose(options, *checks);
+  const auto report = machine_report(options, *checks);
   if (!report) return report.error();
   if (const int rc = write_outputs(*report, *targets, options); rc != 0) return rc;
   return run_exit_code(*report, options);

@@ -5,6 +5,7 @@
 
 #include "fix/command_kinds.h"
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/policy.h"
 #include "rocm_doctor/text.h"
 
@@ -32,19 +33,33 @@ bool is_site_finding(std::string_view check_id, std::string_view finding_id) {
   return check_id == "policy" || finding_id.starts_with("site.") || finding_id.starts_with("policy.");
 }
 
-// The root causes, most likely first: the report's own ranking when the
-// diagnosis named them, else every warning and error, worst first.
+// The root causes' ids, most likely first (the diagnosis's ranking); for a
+// report without one, every warning and error, worst first.
 std::vector<std::string> ranked_causes(const Report& report, const std::vector<Located>& findings) {
+  std::vector<std::string> ids;
+  for (const auto& root : root_causes(report)) ids.push_back(root.finding->id);
+  if (!ids.empty() || !report.root_causes.empty()) return ids;
   std::vector<Located> alarms;
   for (const auto& located : findings) {
     if (located.finding->severity >= Severity::warning) alarms.push_back(located);
   }
   std::stable_sort(alarms.begin(), alarms.end(),
                    [](const Located& a, const Located& b) { return a.finding->severity > b.finding->severity; });
-  std::vector<std::string> ids;
   for (const auto& located : alarms) ids.push_back(located.finding->id);
-  (void)report;
   return ids;
+}
+
+// The findings a root cause explains whose cause the plan fixes: fix leaves
+// them to it.
+std::set<const Finding*> left_to_their_causes(const Report& report, const FixPlan& plan) {
+  std::set<const Finding*> folded;
+  for (const auto& root : root_causes(report)) {
+    const bool fixed = std::any_of(plan.steps.begin(), plan.steps.end(), [&](const FixStep& step) {
+      return step.finding->id == root.finding->id && step.mode == StepMode::apply;
+    });
+    if (fixed) folded.insert(root.explained.begin(), root.explained.end());
+  }
+  return folded;
 }
 
 std::set<std::string> declared_ids() {
@@ -112,7 +127,6 @@ StepMode fix_mode(const Fix& fix, std::string_view check_id, std::string_view fi
 tl::expected<FixPlan, std::string> plan_fixes(const Report& report, const std::vector<std::string>& ids) {
   const auto findings = located_findings(report);
   const auto causes = ranked_causes(report, findings);
-  const std::set<std::string> cause_set(causes.begin(), causes.end());
   FixPlan plan;
 
   std::vector<std::string> wanted = ids;
@@ -133,21 +147,36 @@ tl::expected<FixPlan, std::string> plan_fixes(const Report& report, const std::v
       plan.not_found.push_back(id);
     }
   }
-  // Causes first, in their rank; then any asked-for id in report order.
+  // Root causes first, in their rank (every finding raised with that id and
+  // explained by nothing), then the rest in report order.
   std::vector<const Located*> chosen;
+  const auto take = [&](const Located& located) {
+    if (std::find(chosen.begin(), chosen.end(), &located) == chosen.end()) chosen.push_back(&located);
+  };
+  const auto asked = [&](const Finding& finding) {
+    return std::find(wanted.begin(), wanted.end(), finding.id) != wanted.end();
+  };
   for (const auto& id : causes) {
-    if (std::find(wanted.begin(), wanted.end(), id) == wanted.end()) continue;
     for (const auto& located : findings) {
-      if (located.finding->id == id && std::find(chosen.begin(), chosen.end(), &located) == chosen.end()) {
-        chosen.push_back(&located);
-      }
+      if (located.finding->id == id && located.finding->caused_by.empty() && asked(*located.finding)) take(located);
     }
   }
+  for (const auto* located : chosen) add_steps(plan, *located, true);
+  const auto roots = chosen.size();
+  const auto folded = ids.empty() ? left_to_their_causes(report, plan) : std::set<const Finding*>{};
   for (const auto& located : findings) {
-    const bool asked = std::find(wanted.begin(), wanted.end(), located.finding->id) != wanted.end();
-    if (asked && std::find(chosen.begin(), chosen.end(), &located) == chosen.end()) chosen.push_back(&located);
+    const bool alarm = located.finding->severity >= Severity::warning;
+    const bool wanted_here = ids.empty() ? alarm : asked(*located.finding);
+    if (!wanted_here || std::find(chosen.begin(), chosen.end(), &located) != chosen.end()) continue;
+    if (folded.contains(located.finding)) {
+      if (std::find(plan.folded.begin(), plan.folded.end(), located.finding->id) == plan.folded.end()) {
+        plan.folded.push_back(located.finding->id);
+      }
+      continue;
+    }
+    take(located);
   }
-  for (const auto* located : chosen) add_steps(plan, *located, cause_set.contains(located->finding->id));
+  for (std::size_t i = roots; i < chosen.size(); ++i) add_steps(plan, *chosen[i], false);
   return plan;
 }
 

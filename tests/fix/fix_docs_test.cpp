@@ -73,7 +73,9 @@ TEST(FixDocs, EveryScenarioFixIsInTheTableWithTheModeFixGivesIt) {
   fs::remove_all(pattern);
   std::string rows_to_add;
   for (const auto& line : missing) rows_to_add += line + "\n";
-  EXPECT_TRUE(missing.empty()) << "docs/checks.md's fix table lacks these findings (add their rows, or run python3 tests/fix/gen_fix_table.py build/rocm-doctor):\n" << rows_to_add;
+  EXPECT_TRUE(missing.empty()) << "docs/checks.md's fix table lacks these findings (add their rows, or run python3 "
+                                  "tests/fix/gen_fix_table.py build/rocm-doctor):\n"
+                               << rows_to_add;
   EXPECT_GT(steps, 50U) << "the scenarios should exercise most fixes";
 }
 

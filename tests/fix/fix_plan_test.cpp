@@ -103,3 +103,40 @@ TEST(FixPlan, FixesThatNeedAPersonOrOnlyLookAreNotApplied) {
 
 }  // namespace
 }  // namespace rocm_doctor
+
+namespace rocm_doctor {
+namespace {
+
+TEST(FixPlan, RootCausesComeFirstAndWhatTheyExplainIsLeftToThem) {
+  auto group = finding("access.group-missing", Severity::error, {"sudo usermod -aG render dev"});
+  auto denied = finding("access.kfd-denied", Severity::error, {"sudo chmod 0666 /dev/kfd"});
+  denied.caused_by = {"access.group-missing"};
+  auto missing = finding("rocm.not-installed", Severity::warning, {});  // manual: no command
+  auto no_device = finding("hip.not-found", Severity::error, {"sudo apt install hip-runtime-amd"});
+  no_device.caused_by = {"rocm.not-installed"};
+  auto report = report_of({{"access", {denied, group}}, {"rocm-install", {missing}}, {"hip", {no_device}}});
+  report.root_causes = {"rocm.not-installed", "access.group-missing"};
+  const auto plan = plan_fixes(report, {});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(planned_ids(*plan),
+            (std::vector<std::string>{"rocm.not-installed", "access.group-missing", "hip.not-found"}))
+      << "the diagnosis's rank first; hip.not-found's cause has nothing fix can run, so its own fix is taken";
+  EXPECT_TRUE(plan->steps[0].root_cause);
+  EXPECT_FALSE(plan->steps[2].root_cause);
+  EXPECT_EQ(plan->folded, (std::vector<std::string>{"access.kfd-denied"}));
+}
+
+TEST(FixPlan, AnExplainedFindingAskedForByIdIsTaken) {
+  auto group = finding("access.group-missing", Severity::error, {"sudo usermod -aG render dev"});
+  auto denied = finding("access.kfd-denied", Severity::error, {"sudo chmod 0666 /dev/kfd"});
+  denied.caused_by = {"access.group-missing"};
+  auto report = report_of({{"access", {group, denied}}});
+  report.root_causes = {"access.group-missing"};
+  const auto plan = plan_fixes(report, {"access.kfd-denied"});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(planned_ids(*plan), (std::vector<std::string>{"access.kfd-denied"}));
+  EXPECT_TRUE(plan->folded.empty());
+}
+
+}  // namespace
+}  // namespace rocm_doctor

@@ -14,7 +14,8 @@
 # (rocm.lib-not-found: ld.so.conf.d entry + ldconfig, verified) and an
 # environment variable in the profile (rocm.bin-not-on-path: PATH in ~/.profile).
 #
-# Usage: fix_apply_test.sh DOCTOR FAKE_RUNTIME_DIR
+# Usage: fix_apply_test.sh DOCTOR FAKE_RUNTIME_DIR [LSAN_SUPPRESSIONS]
+# (the third for a sanitizer build: the compiled-in path does not exist in the chroot)
 set -euo pipefail
 
 fail() {
@@ -25,6 +26,7 @@ fail() {
 if [ "${1:-}" != "--inside" ]; then
   doctor=$(realpath "$1")
   fake_runtime=$(realpath "$2")
+  suppressions=${3:-/dev/null}
   here=$(cd "$(dirname "$0")" && pwd)
   scenario="$here/../scenarios/lib-not-found/root"
   [ "$(id -u)" -eq 0 ] || fail "needs root: it makes a mount namespace and a test user (README line 2 runs as root)"
@@ -49,6 +51,7 @@ if [ "${1:-}" != "--inside" ]; then
   cp -a "$doctor" "$sandbox/rocm-doctor"
   cp -a "$fake_runtime" "$sandbox/fake_runtime"
   cp -a "$scenario/opt" "$sandbox/opt"
+  cp "$suppressions" "$sandbox/lsan.supp"
   chmod -R a+rX "$sandbox"
   start=$(date +%s)
   status=0
@@ -97,6 +100,7 @@ cp -a "$sandbox/opt" "$root/opt"
 rm -f "$root/opt/rocm" && ln -s /opt/rocm-6.2.4 "$root/opt/rocm"
 cp "$sandbox/fake_runtime/libamdhip64.so.6.2.41133" "$root/opt/rocm-6.2.4/lib/libamdhip64.so.6.2.60204"
 cp -a "$sandbox/rocm-doctor" "$root/rocm-doctor"
+cp "$sandbox/lsan.supp" "$root/lsan.supp"
 rm -f "$root"/etc/ld.so.conf.d/*rocm*
 inside() { chroot "$root" "$@"; }
 inside ldconfig
@@ -116,7 +120,7 @@ ln -s "$(command -v sudo)" "$root/tools/sudo"
 
 as_user() {
   chroot "$root" setpriv --reuid=rdfix --regid=rdfix --init-groups \
-    env -i HOME=/home/rdfix USER=rdfix LOGNAME=rdfix PATH=/tools "$@"
+    env -i HOME=/home/rdfix USER=rdfix LOGNAME=rdfix PATH=/tools LSAN_OPTIONS=suppressions=/lsan.supp "$@"
 }
 json_field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
@@ -158,7 +162,7 @@ json_field "$out/fix.json" "all(c.get('ran', True) for s in d['fix_log']['steps'
 # A new login sees the group and reads ~/.profile: access is fine now, HIP is
 # found by the loader, and ROCm's tools are on PATH.
 chroot "$root" setpriv --reuid=rdfix --regid=rdfix --init-groups env -i HOME=/home/rdfix USER=rdfix LOGNAME=rdfix \
-  PATH=/usr/bin:/bin sh -c '. "$HOME/.profile"; exec "$0" --only access,rocm-install --format json -o "$1"' \
+  LSAN_OPTIONS=suppressions=/lsan.supp PATH=/usr/bin:/bin sh -c '. "$HOME/.profile"; exec "$0" --only access,rocm-install --format json -o "$1"' \
   "$doctor" /out/after.json || true
 after_ids=$(json_field "$out/after.json" "' '.join(f['id'] for c in d['checks'] for f in c['findings'])")
 echo "after a new login: $after_ids"
