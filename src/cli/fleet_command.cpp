@@ -196,6 +196,11 @@ std::string render_markdown(const FleetSummary& fleet) {
   out += "\n### GPUs\n\n| Model | GPUs | Nodes |\n|---|---|---|\n";
   for (const auto& [model, tally] : fleet.gpu_models())
     out += fmt::format("| {} | {} | {} |\n", cell(model), tally.gpus, tally.nodes);
+  if (!fleet.partition_modes().empty()) {
+    out += "\n### Partition modes\n\n| GPU and mode | GPUs | Nodes |\n|---|---|---|\n";
+    for (const auto& [mode, tally] : fleet.partition_modes())
+      out += fmt::format("| {} | {} | {} |\n", cell(mode), tally.gpus, tally.nodes);
+  }
   return out;
 }
 
@@ -232,6 +237,11 @@ std::string render_text(const FleetSummary& fleet) {
     out += "\nGPUs (GPUs, nodes):\n";
     for (const auto& [model, tally] : fleet.gpu_models())
       out += fmt::format("  {:>6} {:>6}  {}\n", tally.gpus, tally.nodes, model);
+  }
+  if (!fleet.partition_modes().empty()) {
+    out += "\nPartition modes (GPUs, nodes):\n";
+    for (const auto& [mode, tally] : fleet.partition_modes())
+      out += fmt::format("  {:>6} {:>6}  {}\n", tally.gpus, tally.nodes, mode);
   }
   return out;
 }
@@ -278,6 +288,9 @@ nlohmann::ordered_json to_json(const FleetSummary& fleet) {
     gpus[model] = tally.gpus;
     models.push_back({{"model", model}, {"gpus", tally.gpus}, {"nodes", tally.nodes}});
   }
+  Json partitions = Json::array();
+  for (const auto& [mode, tally] : fleet.partition_modes())
+    partitions.push_back({{"mode", mode}, {"gpus", tally.gpus}, {"nodes", tally.nodes}});
   Json unreadable = Json::array();
   for (const auto& [file, why] : fleet.unreadable()) unreadable.push_back({{"file", file}, {"error", why}});
   return {{"schema", "rocm-doctor/fleet"},
@@ -292,6 +305,7 @@ nlohmann::ordered_json to_json(const FleetSummary& fleet) {
           {"versions", fleet.versions()},
           {"gpus", gpus},
           {"gpu_models", models},
+          {"partition_modes", partitions},
           {"unreadable", unreadable},
           {"unreadable_total", fleet.unreadable_total()}};
 }

@@ -28,6 +28,19 @@ std::string version_or_empty(const ReportDigest& report, const char* key) {
   return it == report.versions.end() ? std::string() : it->second;
 }
 
+// Each entry counts once per GPU and once per node that has it.
+void count_per_node(const std::vector<std::string>& entries, std::map<std::string, GpuModelTally>& tallies) {
+  for (const auto& entry : entries) ++tallies[entry].gpus;
+  for (const auto& entry : std::set<std::string>(entries.begin(), entries.end())) ++tallies[entry].nodes;
+}
+
+void merge_tallies(const std::map<std::string, GpuModelTally>& from, std::map<std::string, GpuModelTally>& into) {
+  for (const auto& [key, tally] : from) {
+    into[key].gpus += tally.gpus;
+    into[key].nodes += tally.nodes;
+  }
+}
+
 }  // namespace
 
 void HostSample::add(std::string_view host) {
@@ -108,13 +121,10 @@ void FleetSummary::add(const ReportDigest& report) {
 
   for (const auto& [key, value] : report.versions) ++versions_[key][value];
   ++stacks_[{version_or_empty(report, "rocm"), version_or_empty(report, "amdgpu")}];
-  std::set<std::string> models;
-  for (const auto& gpu : report.gpus) {
-    auto model = gpu_model(gpu);
-    ++gpu_models_[model].gpus;
-    models.insert(std::move(model));
-  }
-  for (const auto& model : models) ++gpu_models_[model].nodes;
+  std::vector<std::string> models;
+  for (const auto& gpu : report.gpus) models.push_back(gpu_model(gpu));
+  count_per_node(models, gpu_models_);
+  count_per_node(report.partition_modes, partition_modes_);
 }
 
 void FleetSummary::consider_for_drain(DrainCandidate candidate) {
@@ -151,10 +161,8 @@ void FleetSummary::merge(FleetSummary&& other) {
     for (const auto& [value, count] : values) versions_[key][value] += count;
   }
   for (const auto& [stack, count] : other.stacks_) stacks_[stack] += count;
-  for (const auto& [model, tally] : other.gpu_models_) {
-    gpu_models_[model].gpus += tally.gpus;
-    gpu_models_[model].nodes += tally.nodes;
-  }
+  merge_tallies(other.gpu_models_, gpu_models_);
+  merge_tallies(other.partition_modes_, partition_modes_);
   const std::size_t drain_total = drain_total_ + other.drain_total_;
   for (auto& candidate : other.drain_) consider_for_drain(std::move(candidate));
   drain_total_ = drain_total;

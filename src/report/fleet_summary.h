@@ -75,6 +75,8 @@ class FleetSummary {
   // (ROCm release, amdgpu driver) -> nodes; "" where a report does not say.
   [[nodiscard]] const std::map<std::pair<std::string, std::string>, std::size_t>& stacks() const { return stacks_; }
   [[nodiscard]] const std::map<std::string, GpuModelTally>& gpu_models() const { return gpu_models_; }
+  // "AMD Instinct MI300X CPX/NPS4" -> physical GPUs in that mode, and their nodes.
+  [[nodiscard]] const std::map<std::string, GpuModelTally>& partition_modes() const { return partition_modes_; }
   // Nodes to drain first, best first, at most kFleetDrainList; drain_total() counts them all.
   [[nodiscard]] const std::vector<DrainCandidate>& drain_first() const { return drain_; }
   [[nodiscard]] std::size_t drain_total() const { return drain_total_; }
@@ -93,6 +95,7 @@ class FleetSummary {
   std::map<std::string, std::map<std::string, std::size_t>> versions_;
   std::map<std::pair<std::string, std::string>, std::size_t> stacks_;
   std::map<std::string, GpuModelTally> gpu_models_;
+  std::map<std::string, GpuModelTally> partition_modes_;
   std::vector<DrainCandidate> drain_;
   std::size_t drain_total_ = 0;
   std::vector<std::pair<std::string, std::string>> unreadable_;

@@ -35,7 +35,20 @@ void make_displayable(ReportDigest& digest) {
   }
   for (auto& gpu : digest.gpus) gpu = shown(gpu);
   for (auto& id : digest.root_causes) id = shown(id);
+  for (auto& mode : digest.partition_modes) mode = shown(mode);
 }
+
+}  // namespace
+
+// "AMD Instinct MI300X CPX/NPS4", or "" for a GPU with no partition mode.
+std::string partition_mode(const PhysicalGpuModes& gpu) {
+  if (gpu.compute_partition.empty() && gpu.memory_partition.empty()) return "";
+  std::string modes = gpu.compute_partition;
+  if (!gpu.memory_partition.empty()) modes += (modes.empty() ? "" : "/") + gpu.memory_partition;
+  return (gpu.name.empty() ? std::string("unknown GPU") : gpu.name) + " " + modes;
+}
+
+namespace {
 
 // Reads a report with nlohmann's SAX interface and keeps only the digest's
 // fields: no document is built, so `fleet` over 10,000 reports spends its time
@@ -57,6 +70,8 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     gpus,
     gpu,
     root_causes,
+    physical_gpus,
+    physical_gpu,
     other
   };
 
@@ -77,6 +92,7 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     digest.gpus = std::move(gpus_);
     digest.has_root_causes = has_root_causes_;
     digest.root_causes = std::move(root_causes_);
+    digest.partition_modes = std::move(partition_modes_);
     make_displayable(digest);
     return digest;
   }
@@ -181,6 +197,15 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       case Role::checks: check_status_[""] = ""; break;  // an element that is no object
       case Role::findings: check_.findings.push_back({}); break;
       case Role::gpus: gpus_.push_back(" "); break;
+      case Role::physical_gpu:
+        if (key == "name")
+          physical_.name = std::move(value);
+        else if (key == "compute_partition")
+          physical_.compute_partition = std::move(value);
+        else if (key == "memory_partition")
+          physical_.memory_partition = std::move(value);
+        break;
+      case Role::physical_gpus: break;  // an element that is no object has no mode
       case Role::root_causes:
         if (is_string) root_causes_.push_back(std::move(value));
         break;
@@ -229,6 +254,10 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
           check_.findings.push_back({});
         role = is_object ? Role::finding : Role::other;
         break;
+      case Role::physical_gpus:
+        if (is_object) physical_ = {};
+        role = is_object ? Role::physical_gpu : Role::other;
+        break;
       case Role::gpus:
         if (is_object)
           gpu_ = {};
@@ -241,7 +270,8 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       case Role::tool:
       case Role::versions:
       case Role::finding:
-      case Role::gpu: element_or_field({}, false); break;
+      case Role::gpu:
+      case Role::physical_gpu: element_or_field({}, false); break;
       case Role::root_causes:  // a container in the list is no finding id
       case Role::other: break;
     }
@@ -275,6 +305,10 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       gpus_.clear();
       return is_object ? Role::other : Role::gpus;
     }
+    if (key == "physical_gpus") {
+      partition_modes_.clear();
+      return is_object ? Role::other : Role::physical_gpus;
+    }
     if (key == "root_causes") {
       root_causes_.clear();
       has_root_causes_ = !is_object;
@@ -294,6 +328,8 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       }
     } else if (role == Role::finding) {
       check_.findings.push_back(std::move(finding_));
+    } else if (role == Role::physical_gpu) {
+      if (auto mode = partition_mode(physical_); !mode.empty()) partition_modes_.push_back(std::move(mode));
     } else if (role == Role::gpu) {
       std::string line = gpu_.pci_address + " " + gpu_.name;
       if (!gpu_.gfx.empty()) line += " (" + gpu_.gfx + ")";
@@ -315,6 +351,8 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
   PendingCheck check_;
   DigestFinding finding_;
   PendingGpu gpu_;
+  PhysicalGpuModes physical_;
+  std::vector<std::string> partition_modes_;
 };
 
 tl::expected<std::string, std::string> read_whole_file(const std::filesystem::path& file) {

@@ -30,10 +30,23 @@ struct ReportDigest {
   std::vector<DigestFinding> findings;
   std::map<std::string, std::string> check_status;  // check id -> status
   std::vector<std::string> gpus;                    // "0000:03:00.0 AMD Radeon RX 7900 XTX (gfx1100)"
+  // One per physical GPU of `physical_gpus` with a compute or memory partition mode:
+  // "AMD Instinct MI300X CPX/NPS4" (partition_mode below).
+  std::vector<std::string> partition_modes;
   // The report's `root_causes` (finding ids, ranked), when it has that field.
   bool has_root_causes = false;
   std::vector<std::string> root_causes;
 };
+
+// A physical GPU's modes, as `physical_gpus` (docs/report-format.md) gives them ("" when null).
+struct PhysicalGpuModes {
+  std::string name;
+  std::string compute_partition;  // "SPX", "CPX", ...
+  std::string memory_partition;   // "NPS1", "NPS4", ...
+};
+// "AMD Instinct MI300X CPX/NPS4" ("CPX" or "NPS1" alone when only one is known), or ""
+// when neither is.
+std::string partition_mode(const PhysicalGpuModes& gpu);
 
 // The text of a JSON report, as `diff` and `fleet` read it (untrusted input); the error
 // says why it is none (not JSON, not a report).

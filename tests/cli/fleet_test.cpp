@@ -275,6 +275,31 @@ TEST(Fleet, GroupsNodesByROCmAndDriverAndGpuModel) {
   EXPECT_NE(text.out.find("       2  ROCm 6.0.2, amdgpu 6.3.6\n"), std::string::npos) << text.out;
 }
 
+TEST(Fleet, GroupsGpusByPartitionMode) {
+  testing::TempDir folder;
+  const auto base = report_of("gpu-mi300x-x8");
+  for (int i = 0; i < 5; ++i) {
+    auto report = base;
+    report["host"]["hostname"] = fmt::format("mi300x-{}", i);
+    // physical_gpus as docs/report-format.md gives them: two GPUs per node here.
+    const char* mode = i < 3 ? "SPX" : "CPX";
+    const char* memory = i < 3 ? "NPS1" : "NPS4";
+    report["physical_gpus"] = nlohmann::json::array();
+    for (int g = 0; g < 2; ++g)
+      report["physical_gpus"].push_back(
+          {{"name", "AMD Instinct MI300X"}, {"compute_partition", mode}, {"memory_partition", memory}});
+    save(folder.path() / fmt::format("n{}.json", i), report);
+  }
+  const auto fleet = nlohmann::json::parse(run_doctor({"fleet", folder.path().string(), "--format", "json"}).out);
+  const nlohmann::json expected = {{{"mode", "AMD Instinct MI300X CPX/NPS4"}, {"gpus", 4}, {"nodes", 2}},
+                                   {{"mode", "AMD Instinct MI300X SPX/NPS1"}, {"gpus", 6}, {"nodes", 3}}};
+  EXPECT_EQ(fleet["partition_modes"], expected) << fleet["partition_modes"];
+  const auto text = run_doctor({"fleet", folder.path().string()}).out;
+  EXPECT_NE(text.find("Partition modes (GPUs, nodes):\n       4      2  AMD Instinct MI300X CPX/NPS4\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Fleet, MarkdownTablesEscapeThePipe) {
   testing::TempDir folder;
   auto report = report_of("gpu-mi250x-x4");

@@ -64,6 +64,13 @@ tl::expected<ReportDigest, std::string> document_digest(const std::string& input
       digest.gpus.push_back(std::move(line));
     }
   }
+  if (const auto it = report.find("physical_gpus"); it != report.end() && it->is_array()) {
+    for (const auto& gpu : *it) {
+      if (!gpu.is_object()) continue;
+      auto mode = partition_mode({text(gpu, "name"), text(gpu, "compute_partition"), text(gpu, "memory_partition")});
+      if (!mode.empty()) digest.partition_modes.push_back(shown(mode));
+    }
+  }
   if (const auto it = report.find("root_causes"); it != report.end() && it->is_array()) {
     digest.has_root_causes = true;
     for (const auto& id : *it) {
@@ -86,6 +93,7 @@ void expect_same(const std::string& input, const std::string& what) {
   EXPECT_EQ(got->gpus, expected->gpus) << what;
   EXPECT_EQ(got->has_root_causes, expected->has_root_causes) << what;
   EXPECT_EQ(got->root_causes, expected->root_causes) << what;
+  EXPECT_EQ(got->partition_modes, expected->partition_modes) << what;
   ASSERT_EQ(got->findings.size(), expected->findings.size()) << what;
   for (std::size_t i = 0; i < got->findings.size(); ++i) {
     const auto& a = got->findings[i];
@@ -133,6 +141,11 @@ TEST(ReportDigest, OddShapesReadAsTheirDocument) {
       head + R"("root_causes": {"id": "a"}})",
       head + R"("root_causes": "a", "root_causes": []})",
       head + R"("root_causes": ["r\u001b[2J"]})",
+      head + R"("physical_gpus": [{"name": "AMD Instinct MI300X", "compute_partition": "CPX", "memory_partition":)"
+             R"( "NPS4", "available_compute_partitions": ["SPX", "CPX"], "partitions": [{"name": "no"}]},)"
+             R"( {"name": "RX 7900 XTX", "compute_partition": null, "memory_partition": null}, 3,)"
+             R"( {"compute_partition": "SPX"}, {"name": "x", "memory_partition": "NPS1", "name": ["no"]}]})",
+      head + R"("physical_gpus": [{"name": "a", "compute_partition": "DPX"}], "physical_gpus": {"name": "b"}})",
       head + R"("schema": "other"})",
       R"({"schema": 5})",
       R"([{"schema": "rocm-doctor/report"}])",
