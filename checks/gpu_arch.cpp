@@ -273,7 +273,8 @@ class GpuArchCheck final : public Check {
             "gpu.kfd-mismatch",
             "gpu.kfd-properties-invalid",
             "gpu.partition-count-mismatch",
-            "gpu.partition-mode-mixed"};
+            "gpu.partition-mode-mixed",
+            "gpu.support-unknown"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {

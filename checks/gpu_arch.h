@@ -25,6 +25,9 @@ struct BuiltIn {
   std::string version;  // "6.0.2", empty when nothing is installed
   std::string evidence_source;
   std::string evidence;  // "rocBLAS Tensile files ..." / "official support list of ROCm 6.0"
+  // The installed release is newer than the knowledge base and no rocBLAS files say what it
+  // carries: absence from the (older) list proves nothing.
+  bool unknown_newer = false;
   [[nodiscard]] bool has(const std::string& name) const { return gfx.contains(name); }
 };
 

@@ -78,6 +78,7 @@ BuiltIn built_in(const CheckContext& ctx) {
     const bool older = kb::version_less(result.version, kb.releases().front().release);
     row = older ? &kb.releases().front() : &kb.newest_release();
     note = fmt::format(" (closest release this doctor knows for {})", result.release);
+    result.unknown_newer = !older;
   }
   if (result.release.empty()) {
     result.release = "ROCm " + row->release;

@@ -31,11 +31,22 @@ class Judge {
     if (subject.value) return judge_override(subject, target);
     if (subject.gfx.empty() || target == nullptr) return unknown_target(subject);
     if (built_.has(subject.gfx)) return supported(subject, "");
-    if (target->workaround && built_.has(target->workaround->runs_as)) return override_needed(subject, *target);
+    if (built_.unknown_newer) return support_unknown(subject);
+    if (usable_workaround(target) && built_.has(target->workaround->runs_as)) return override_needed(subject, *target);
     return unsupported(subject, *target);
   }
 
  private:
+  // A workaround that stays inside the GPU's ISA generation (isa_family in gfx_targets.json).
+  // One across generations (RDNA1 gfx101x run as RDNA2 gfx1030) is never advised: the code
+  // objects use instructions the GPU lacks, and crashes are reported.
+  const kb::Workaround* usable_workaround(const kb::GfxTarget* target) const {
+    if (target == nullptr || !target->workaround) return nullptr;
+    const auto* runs_as = kb_.target(target->workaround->runs_as);
+    if (runs_as == nullptr || runs_as->isa_family != target->isa_family) return nullptr;
+    return &*target->workaround;
+  }
+
   // An override the runtime cannot use for this GPU is invalid; otherwise judge_usable_override.
   Finding judge_override(const Subject& subject, const kb::GfxTarget* target) const {
     const auto& value = *subject.value;
@@ -52,12 +63,21 @@ class Judge {
     if (named_target == nullptr) {
       return invalid(subject, target, fmt::format("'{}' names {}, which is no known GPU target", value, named));
     }
-    const bool listed_workaround = target != nullptr && target->workaround && target->workaround->runs_as == named;
-    if (target != nullptr && named_target->isa_family != target->isa_family && !listed_workaround) {
-      return invalid(subject, target,
-                     fmt::format("'{}' makes the {} card run {} code ({}): a different family, which "
-                                 "crashes or faults",
-                                 value, target->family, named, named_target->family));
+    if (target != nullptr && named_target->isa_family != target->isa_family) {
+      // A community attempt across generations (listed with its crash reports) is a warning;
+      // any other target of another family is an error.
+      const bool community_attempt = target->workaround && target->workaround->runs_as == named;
+      auto finding = invalid(subject, target,
+                             fmt::format("'{}' makes the {} card ({}, ISA generation {}) run {} code ({}, ISA "
+                                         "generation {}): a different ISA generation, which crashes or faults",
+                                         value, target->family, subject.gfx, target->isa_family, named,
+                                         named_target->family, named_target->isa_family));
+      if (community_attempt) {
+        finding.severity = Severity::warning;
+        finding.detail += " " + target->workaround->note;
+        for (const auto& source : target->workaround->sources) finding.with_evidence("reports", source);
+      }
+      return finding;
     }
     return judge_usable_override(subject, target, named);
   }
@@ -73,9 +93,8 @@ class Judge {
       }
       return finding;
     }
-    if (target != nullptr && target->workaround && built_.has(target->workaround->runs_as)) {
-      return override_needed(subject, *target);
-    }
+    if (usable_workaround(target) && built_.has(target->workaround->runs_as)) return override_needed(subject, *target);
+    if (built_.unknown_newer) return support_unknown(subject);
     if (target != nullptr) return unsupported(subject, *target);
     return unknown_target(subject);
   }
@@ -135,8 +154,7 @@ class Judge {
                            "file is the usual cause.");
     finding.with_evidence("env " + subject.variable, *subject.value);
     add_locations(finding, locations_);
-    if (target != nullptr && target->workaround && !built_.has(subject.gfx) &&
-        built_.has(target->workaround->runs_as)) {
+    if (usable_workaround(target) && !built_.has(subject.gfx) && built_.has(target->workaround->runs_as)) {
       finding.with_fix(set_override_fix(ctx_.host(), subject.variable, target->workaround->override_value, locations_));
     } else {
       finding.with_fix(remove_override_fix(subject, locations_));
@@ -192,7 +210,22 @@ class Judge {
                                          subject.gfx + ", or a supported GPU"));
   }
 
+  // The release is newer than anything the doctor knows: say so, judge nothing.
+  Finding support_unknown(const Subject& subject) const {
+    auto finding =
+        make_finding("gpu.support-unknown", Severity::info,
+                     fmt::format("{}: whether {} supports {} is not known to this doctor", subject.label,
+                                 built_.release, subject.gfx))
+            .because(fmt::format("{} is newer than every release in the knowledge base (newest: ROCm {}), and no "
+                                 "installed rocBLAS files show which targets it carries, so {} is not judged. Add "
+                                 "the release's facts with --knowledge DIR or /etc/rocm-doctor/knowledge.d/ "
+                                 "(docs/knowledge.md), or update rocm-doctor.",
+                                 built_.release, kb_.newest_release().release, subject.gfx));
+    return with_release(finding);
+  }
+
   Finding unknown_target(const Subject& subject) const {
+    if (built_.unknown_newer && !subject.gfx.empty() && !built_.has(subject.gfx)) return support_unknown(subject);
     const bool from_libraries = !built_.evidence_source.starts_with("official");
     const auto gfx = subject.gfx.empty() ? std::string("an unknown gfx target") : subject.gfx;
     if (!subject.gfx.empty() && built_.has(subject.gfx)) {

@@ -78,24 +78,52 @@ void add_no_device_reasons(const CheckContext& ctx, Finding& finding) {
                   fmt::join(reasons, "; ")));
 }
 
-Finding load_finding(const json& library, bool image_mode) {
+// hipErrorNotFound: no loader folder has libamdhip64. When an installed release holds it, the
+// fix is the loader entry for that release (never reinstalling a runtime that is there).
+Finding not_found_finding(const CheckContext& ctx, const std::vector<std::string>& tried) {
+  const auto& install = ctx.fact<RocmInstallation>();
+  const bool image_mode = ctx.options().image_mode;
+  const auto holder = std::find_if(install.releases.begin(), install.releases.end(),
+                                   [](const RocmRelease& release) { return !release.hip_soname.empty(); });
+  const bool only_python = holder != install.releases.end() && holder->layout == RocmLayout::python &&
+                           std::all_of(install.releases.begin(), install.releases.end(),
+                                       [](const RocmRelease& release) { return release.layout == RocmLayout::python; });
+  const auto* release = install.active && !install.active->hip_soname.empty() ? &*install.active
+                        : holder != install.releases.end()                    ? &*holder
+                                                                              : nullptr;
+  auto finding =
+      make_finding("hip.not-found", only_python ? Severity::info : Severity::error,
+                   release ? "The HIP runtime is installed in " + release->lib_dir + " but the loader does not find it"
+                           : "The HIP runtime (libamdhip64.so) cannot be found")
+          .because(release ? "Every HIP application (PyTorch, llama.cpp, ...) loads libamdhip64 through the dynamic "
+                             "loader, and no folder the loader searches holds it." +
+                                 std::string(only_python ? " Python programs of the environment that installed it "
+                                                           "load it through rocm_sdk and are not affected."
+                                                         : "")
+                           : "Every HIP application (PyTorch, llama.cpp, ...) loads libamdhip64 through the dynamic "
+                             "loader; neither the loader's path nor the ROCm folders have it.")
+          .with_evidence("dlopen", fmt::format("tried {}", fmt::join(tried, ", ")));
+  if (release) {
+    finding.with_evidence(release->lib_dir, release->hip_soname);
+    auto advice = loader_advice(install, *release);
+    return finding.with_fix(make_fix("hip", std::move(advice.description), std::move(advice.commands),
+                                     FixNeeds{.root = advice.needs_root}));
+  }
+  return finding.with_fix(make_fix("hip",
+                                   image_mode ? "Install the HIP runtime into the image (AMD's amdrocm-core package "
+                                                "for ROCm 7.14 and later, rocm-hip-runtime before, or the "
+                                                "distribution's libamdhip64 package)."
+                                              : "Install the HIP runtime (AMD's amdrocm-core package for ROCm 7.14 "
+                                                "and later, rocm-hip-runtime before, or the distribution's "
+                                                "libamdhip64 package), or add its folder to the loader path.",
+                                   {}, FixNeeds{.root = true}));
+}
+
+Finding load_finding(const CheckContext& ctx, const json& library) {
   std::vector<std::string> tried;
   for (const auto& attempt : library.value("attempts", json::array())) tried.push_back(attempt.value("name", ""));
   const bool failed = library.value("status", "") == "load-failed" || library.contains("missing_symbols");
-  if (!failed) {
-    auto finding = make_finding("hip.not-found", Severity::error, "The HIP runtime (libamdhip64.so) cannot be found")
-                       .because(
-                           "Every HIP application (PyTorch, llama.cpp, ...) loads libamdhip64 through the "
-                           "dynamic loader; neither the loader's path nor the ROCm folders have it.")
-                       .with_evidence("dlopen", fmt::format("tried {}", fmt::join(tried, ", ")));
-    return finding.with_fix(make_fix("hip",
-                                     image_mode ? "Install the HIP runtime into the image (AMD's rocm-hip-runtime "
-                                                  "package, or the distribution's libamdhip64 package)."
-                                                : "Install the HIP runtime (AMD's rocm-hip-runtime package, or the "
-                                                  "distribution's libamdhip64 package), or add its folder to the "
-                                                  "loader path.",
-                                     {}, FixNeeds{.root = true}));
-  }
+  if (!failed) return not_found_finding(ctx, tried);
   std::string error = library.value("error", std::string());
   if (library.contains("missing_symbols")) error = fmt::format("{}", fmt::join(library["missing_symbols"], "; "));
   std::string culprit = library.value("path", std::string());
@@ -147,11 +175,19 @@ std::optional<Finding> version_finding(const CheckContext& ctx, const json& resu
                                      "LD_LIBRARY_PATH puts another runtime first: remove " + folder + " from it.",
                                      {"unset LD_LIBRARY_PATH"}));
   }
-  if (!install.active->distro_packaged && !install.active->lib_dir.empty()) {
+  if (install.active->layout == RocmLayout::legacy && !install.active->lib_dir.empty()) {
     return finding.with_fix(make_fix(
         "hip", "Put the ROCm release's library folder first on the loader path (or remove the stray copy).",
         {"echo " + shell_quote(install.active->lib_dir) + " | sudo tee /etc/ld.so.conf.d/rocm.conf", "sudo ldconfig"},
         FixNeeds{.root = true}));
+  }
+  if (!install.active->distro_packaged && !install.active->lib_dir.empty()) {
+    auto advice = loader_advice(install, *install.active);
+    return finding.with_fix(
+        make_fix("hip",
+                 "Put the ROCm release's library folder first on the loader path (or remove the stray copy). " +
+                     advice.description,
+                 std::move(advice.commands), FixNeeds{.root = advice.needs_root}));
   }
   return finding.with_fix(
       make_fix("hip", "Remove the stray runtime at " + path + ", or install the ROCm release that matches it."));
@@ -244,7 +280,7 @@ class HipCheck final : public Check {
     const auto library = result.value("library", json::object());
     const bool image = ctx.options().image_mode;
     if (library.value("status", "") != "loaded" || library.contains("missing_symbols")) {
-      return {{load_finding(library, image)}};
+      return {{load_finding(ctx, library)}};
     }
     std::vector<Finding> findings;
     if (auto finding = version_finding(ctx, result)) findings.push_back(std::move(*finding));

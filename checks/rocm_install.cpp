@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
@@ -20,13 +21,41 @@ bool under(std::string_view path, std::string_view prefix) {
 
 std::string release_label(const RocmRelease& release) {
   const auto version = release.version.empty() ? std::string("unknown version") : "ROCm " + release.version;
-  return version +
-         (release.distro_packaged ? " (distribution packages in " + release.lib_dir + ")" : " in " + release.prefix);
+  switch (release.layout) {
+    case RocmLayout::distro: return version + " (distribution packages in " + release.lib_dir + ")";
+    case RocmLayout::core_sdk: return version + " (Core SDK) in " + release.prefix;
+    case RocmLayout::python: return version + " (Python packages) in " + release.prefix;
+    case RocmLayout::legacy: break;
+  }
+  return version + " in " + release.prefix;
 }
 
-// The path users should type for a release: /opt/rocm when it leads there.
-std::string preferred_prefix(const RocmInstallation& install, const RocmRelease& release) {
-  return install.opt_rocm_resolved == release.prefix && !install.opt_rocm_dangling ? "/opt/rocm" : release.prefix;
+// Where a release's layout was seen, for the evidence of rocm.version.
+std::string layout_evidence(const RocmInstallation& install, const RocmRelease& release) {
+  switch (release.layout) {
+    case RocmLayout::core_sdk:
+      if (install.opt_rocm_lib_target && under(install.opt_rocm_lib_resolved, release.prefix)) {
+        return "ROCm Core SDK (TheRock), full install: /opt/rocm/lib -> " + *install.opt_rocm_lib_target + " -> " +
+               install.opt_rocm_lib_resolved;
+      }
+      return "ROCm Core SDK (TheRock), no update-alternatives link /opt/rocm/lib into " + release.prefix +
+             " (a minimal or gfx-specific install)";
+    case RocmLayout::python:
+      return "pip packages (rocm[...] / rocm-sdk-core) in " + release.prefix.substr(0, release.prefix.rfind('/'));
+    case RocmLayout::distro: return "distribution packages";
+    case RocmLayout::legacy: break;
+  }
+  return install.opt_rocm_target ? "/opt/rocm-X.Y.Z with an /opt/rocm link" : "AMD's packages in " + release.prefix;
+}
+
+// The bin folder users should type for a release: /opt/rocm/bin when a link leads there.
+std::string preferred_bin_dir(const Host& host, const RocmInstallation& install, const RocmRelease& release) {
+  if (release.layout == RocmLayout::legacy && install.opt_rocm_resolved == release.prefix && !install.opt_rocm_dangling)
+    return "/opt/rocm/bin";
+  if (release.layout == RocmLayout::core_sdk && install.selection_known() && install.active &&
+      install.active->prefix == release.prefix && host.read_link("/opt/rocm/bin"))
+    return "/opt/rocm/bin";
+  return release.bin_dir;
 }
 
 Finding link_dangling(const RocmInstallation& install) {
@@ -98,7 +127,8 @@ Finding version_info(const RocmInstallation& install) {
   const auto& active = *install.active;
   auto finding = make_finding("rocm.version", Severity::info, release_label(active))
                      .because("The ROCm release decides which GPUs, kernels and framework builds are supported.")
-                     .with_evidence(active.evidence, active.version.empty() ? "unreadable" : active.version);
+                     .with_evidence(active.evidence, active.version.empty() ? "unreadable" : active.version)
+                     .with_evidence("layout", layout_evidence(install, active));
   if (!active.hip_version.empty()) finding.with_evidence("HIP runtime", active.hip_version);
   if (install.opt_rocm_target) {
     const bool chain = install.opt_rocm_resolved != normalize_path(*install.opt_rocm_target);
@@ -153,6 +183,25 @@ std::optional<Finding> link_missing(const CheckContext& ctx, const RocmInstallat
                                    {.root = true}));
 }
 
+// A release newer than every row of rocm_releases.json: say so; the other checks judge nothing
+// from its absence (gpu.support-unknown, no platform verdicts).
+std::optional<Finding> release_unknown_newer(const RocmRelease& active) {
+  if (active.version.empty()) return std::nullopt;
+  const auto& kb = kb::knowledge_base();
+  if (kb.release(active.version) != nullptr || !kb::version_less(kb.newest_release().release, active.version))
+    return std::nullopt;
+  return make_finding("rocm.release-unknown-newer", Severity::info,
+                      "ROCm " + active.version + " is newer than anything this doctor knows (newest: ROCm " +
+                          kb.newest_release().release + ")")
+      .because(
+          "Support lists, kernels and driver compatibility of this release are not in the knowledge base, so "
+          "nothing is called unsupported for lack of data. `rocm-doctor knowledge` shows what is known; add the "
+          "release's facts with --knowledge DIR or /etc/rocm-doctor/knowledge.d/ (docs/knowledge.md), or update "
+          "rocm-doctor.")
+      .with_evidence(active.evidence.empty() ? active.prefix : active.evidence, active.version)
+      .with_evidence("knowledge base", "newest release ROCm " + kb.newest_release().release);
+}
+
 // Several releases side by side are fine (AMD supports it); they matter when
 // something mixes them or nothing says which one is meant.
 Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& install) {
@@ -161,8 +210,12 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
   for (const auto& release : install.releases) labels.push_back(release_label(release));
   const bool distro =
       std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) { return r.distro_packaged; });
-  const bool vendor =
-      std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) { return !r.distro_packaged; });
+  const bool vendor = std::any_of(install.releases.begin(), install.releases.end(), [](const auto& r) {
+    return r.layout == RocmLayout::legacy || r.layout == RocmLayout::core_sdk;
+  });
+  // A Python environment's copy serves that environment only; it is not a second system release.
+  const auto system_wide = std::count_if(install.releases.begin(), install.releases.end(),
+                                         [](const auto& r) { return r.layout != RocmLayout::python; });
   std::vector<Evidence> evidence;
   for (const auto& release : install.releases) {
     if (release.prefix == active.prefix || release.distro_packaged) continue;
@@ -178,11 +231,16 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
         evidence.push_back({std::string("env ") + name, *value});
     }
   }
-  const bool no_link = install.opt_rocm_resolved.empty() && vendor;
-  const bool matters = (distro && vendor) || !evidence.empty() || (no_link && install.releases.size() > 1);
+  const bool no_link = !install.selection_known() && vendor;
+  const bool matters = (distro && vendor) || !evidence.empty() || (no_link && system_wide > 1);
   std::string summary = std::to_string(install.releases.size()) + " ROCm releases side by side; ";
-  summary += install.opt_rocm_resolved.empty() ? "no /opt/rocm link says which one is meant"
-                                               : "/opt/rocm points to " + install.opt_rocm_resolved;
+  if (!install.opt_rocm_resolved.empty()) {
+    summary += "/opt/rocm points to " + install.opt_rocm_resolved;
+  } else if (install.selection_known()) {
+    summary += "/opt/rocm/lib (update-alternatives) points to " + install.opt_rocm_lib_resolved;
+  } else {
+    summary += "no /opt/rocm link says which one is meant";
+  }
   auto finding =
       make_finding("rocm.multiple-installs", matters ? Severity::warning : Severity::info, summary)
           .because(matters ? "Parts of different releases get mixed: the dynamic loader or PATH picks "
@@ -200,6 +258,11 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
                                      "Use one ROCm stack: remove the distribution's ROCm runtime packages (or the "
                                      "/opt release you do not use).",
                                      {"dpkg -l 'libamdhip64-*' 'libhsa-runtime64-*' 'rocminfo'"}, {.root = true}));
+  }
+  if (no_link && active.layout == RocmLayout::core_sdk) {
+    return finding.with_fix(make_fix(
+        kCheckId, "Select the Core SDK release to use with update-alternatives (name `rocm-lib`, and `rocm-bin`).",
+        {"sudo update-alternatives --config rocm-lib", "sudo update-alternatives --config rocm-bin"}, {.root = true}));
   }
   if (no_link) {
     return finding.with_fix(make_fix(kCheckId, "Select the release to use by pointing /opt/rocm at it.",
@@ -231,9 +294,12 @@ bool is_hip_soname(std::string_view path, const std::string& soname) {
   return name == soname || (name.starts_with(soname) && name[soname.size()] == '.');
 }
 
-// The soname programs built for the active release ask the loader for.
+// The soname programs built for the active release ask the loader for: the one in its lib
+// folder (the Core SDK's HIP major is not the release's: ROCm 7.14 ships libamdhip64.so.7),
+// else the release's major.
 std::string wanted_soname(const RocmRelease& release) {
-  if (release.version.empty()) return "libamdhip64.so";
+  if (!release.hip_soname.empty()) return release.hip_soname;
+  if (release.version.empty() || release.layout == RocmLayout::core_sdk) return "libamdhip64.so";
   return "libamdhip64.so." + std::string(split(release.version, '.').front());
 }
 
@@ -251,12 +317,18 @@ std::optional<Finding> lib_not_found(const CheckContext& ctx, const RocmInstalla
 
   std::vector<std::string> searched;
   for (const auto& dir : install.loader_dirs) searched.push_back(dir.path);
-  auto finding = make_finding("rocm.lib-not-found", Severity::error,
+  // A Python environment's runtime is loaded by rocm_sdk inside Python: other programs missing it is
+  // worth knowing, not a broken install.
+  const bool python = active.layout == RocmLayout::python;
+  auto finding = make_finding("rocm.lib-not-found", python ? Severity::info : Severity::error,
                               "The dynamic loader cannot find " + soname + " of " + release_label(active))
                      .because(
                          "Programs built with HIP load libamdhip64 through the dynamic loader; they fail with "
                          "\"error while loading shared libraries: " +
-                         soname + "\" when no searched folder holds it.")
+                         soname + "\" when no searched folder holds it." +
+                         (python ? " Python programs of this environment are not affected: rocm_sdk loads the "
+                                   "runtime from the package folder."
+                                 : ""))
                      .with_evidence("searched", join(searched, ":"));
   for (const auto& hit : install.hip_libraries) finding.with_evidence(hit.origin, hit.path + " (another release)");
   const auto entries = host.list_dir(active.lib_dir);
@@ -265,16 +337,16 @@ std::optional<Finding> lib_not_found(const CheckContext& ctx, const RocmInstalla
                        });
   if (!present) {
     finding.with_evidence(active.lib_dir, "no " + soname);
+    const auto command = hip_runtime_install_command(active);
     return finding.with_fix(make_fix(kCheckId,
-                                     "The HIP runtime is not installed in " + active.prefix +
-                                         ": install it (package hip-runtime-amd from AMD's repository).",
-                                     {"sudo apt install hip-runtime-amd"}, {.root = true}));
+                                     "The HIP runtime is not installed in " + active.prefix + ": install it (" +
+                                         command.substr(command.rfind(' ') + 1) + ").",
+                                     {command}, {.root = command.starts_with("sudo ")}));
   }
-  const auto folder = preferred_prefix(install, active) + "/lib";
   finding.with_evidence(active.lib_dir, "holds " + soname);
-  return finding.with_fix(make_fix(
-      kCheckId, "Register " + folder + " with the dynamic loader and refresh its cache.",
-      {"echo " + shell_quote(folder) + " | sudo tee /etc/ld.so.conf.d/rocm.conf", "sudo ldconfig"}, {.root = true}));
+  auto advice = loader_advice(install, active);
+  return finding.with_fix(
+      make_fix(kCheckId, std::move(advice.description), std::move(advice.commands), {.root = advice.needs_root}));
 }
 
 // Where this user's login shell reads its settings from.
@@ -293,6 +365,8 @@ std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstal
   const auto& active = *install.active;
   const auto& host = ctx.host();
   if (active.distro_packaged) return std::nullopt;  // /usr/bin is always on PATH
+  // pip puts the tools' launchers into the environment's bin folder, on PATH once it is activated.
+  if (active.layout == RocmLayout::python) return std::nullopt;
   std::vector<std::string> tools;
   for (const char* tool : {"rocminfo", "hipconfig"}) {
     if (host.exists(active.bin_dir + "/" + tool)) tools.emplace_back(tool);
@@ -310,7 +384,7 @@ std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstal
       if (host.exists(normalize_path(dir) + "/" + tool)) return std::nullopt;
     }
   }
-  const auto bin = preferred_prefix(install, active) + "/bin";
+  const auto bin = preferred_bin_dir(host, install, active);
   const auto line = "export PATH=\"$PATH:" + bin + "\"";
   auto fix =
       make_fix(kCheckId,
@@ -329,10 +403,18 @@ std::optional<Finding> bin_not_on_path(const CheckContext& ctx, const RocmInstal
 
 Finding ok_finding(const RocmInstallation& install) {
   const auto& active = *install.active;
+  const auto* hit = loader_finds(install, wanted_soname(active));
+  if (hit == nullptr && active.layout == RocmLayout::python) {
+    return make_finding("rocm.ok", Severity::ok, release_label(active) + " is usable from its Python environment")
+        .because(
+            "Python programs of the environment load the runtime through rocm_sdk; its tools are on PATH "
+            "while the environment is active.")
+        .with_evidence(active.lib_dir, active.hip_soname);
+  }
   auto finding =
       make_finding("rocm.ok", Severity::ok, release_label(active) + " is usable: libraries and tools are found")
           .because("The dynamic loader finds the HIP runtime and the tools are on PATH.");
-  if (const auto* hit = loader_finds(install, wanted_soname(active))) finding.with_evidence(hit->origin, hit->path);
+  if (hit != nullptr) finding.with_evidence(hit->origin, hit->path);
   return finding;
 }
 
@@ -342,8 +424,9 @@ class RocmInstallCheck final : public Check {
   std::string_view title() const override { return "ROCm installation"; }
   int order() const override { return 40; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"rocm.not-installed", "rocm.version",         "rocm.multiple-installs", "rocm.link-dangling",
-            "rocm.lib-not-found", "rocm.bin-not-on-path", "rocm.link-missing",      "rocm.ok"};
+    return {"rocm.not-installed",   "rocm.version",         "rocm.multiple-installs", "rocm.link-dangling",
+            "rocm.lib-not-found",   "rocm.bin-not-on-path", "rocm.link-missing",      "rocm.ok",
+            "rocm.release-unknown-newer"};
   }
 
   // Runs with --image too: ROCm's user space is exactly what an image build checks.
@@ -356,6 +439,7 @@ class RocmInstallCheck final : public Check {
       return findings;
     }
     findings.push_back(version_info(install));
+    if (auto finding = release_unknown_newer(*install.active)) findings.push_back(std::move(*finding));
     auto missing_link = link_missing(ctx, install);
     // The loader told to look in /opt/rocm/lib: the missing link is the cause, not the loader configuration.
     const bool link_explains_loader =

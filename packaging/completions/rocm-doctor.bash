@@ -4,7 +4,7 @@ _rocm_doctor() {
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   case "$prev" in
-    --replay|capture|--plugin-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --replay|capture|--plugin-dir|--knowledge) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -o|--output|--fix-script|--archive|--policy|--python) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "text json markdown junit prometheus npd html" -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W "error warning" -- "$cur")); return ;;
@@ -16,9 +16,9 @@ _rocm_doctor() {
       COMPREPLY=($(compgen -W "$ids" -- "${cur##*,}")); return ;;
   esac
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --policy --level --probe-timeout --python --dry-run --yes -y --version --help -h" -- "$cur"))
+    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --knowledge --policy --level --probe-timeout --python --dry-run --yes -y --version --help -h" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "check capture explain diff fleet fix" -- "$cur"))
+    COMPREPLY=($(compgen -W "check capture explain diff fleet fix knowledge" -- "$cur"))
   fi
 }
 complete -F _rocm_doctor rocm-doctor

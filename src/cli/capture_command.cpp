@@ -59,6 +59,11 @@ int capture_command(const std::string& directory, const RunCommandOptions& optio
   const auto probes = start_probes(options, registered_checks());
   LiveHost live(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   RecordingHost recorder(live, temp);
+  // Read through the recorder: the snapshot keeps the machine's knowledge.d for its replay.
+  if (auto knowledge = apply_knowledge(recorder, options); !knowledge) {
+    fs::remove_all(temp, error);
+    return usage_error(knowledge.error());
+  }
   const Report report = run_checks(recorder, run, *checks);
   // Every probe outcome, also those no selected check asked for.
   if (probes) {

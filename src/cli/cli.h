@@ -9,6 +9,7 @@
 #include "core/runner.h"
 #include "host/live_host.h"
 #include "render/render.h"
+#include "rocm_doctor/knowledge.h"
 
 namespace CLI {
 class App;
@@ -37,6 +38,8 @@ struct RunCommandOptions {
   // Site check plugins (src/plugins, docs/plugins.md): folders besides the two default ones.
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> policy_files;  // --policy FILE, repeatable (issue 12)
+  // Knowledge overlays (docs/knowledge.md): folders (or files) of checks/data-shaped JSON.
+  std::vector<std::string> knowledge_dirs;
 };
 
 // What the command line fills in: the run options and each subcommand's arguments.
@@ -71,6 +74,13 @@ int diff_command(const std::string& before, const std::string& after, const std:
 int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output);
 int explain_command(const std::string& id);
 int list_checks_command(const RunCommandOptions& options);
+int knowledge_command(const RunCommandOptions& options, const std::string& format);
+
+// Reads the knowledge overlays of a run (/etc/rocm-doctor/knowledge.d through `host`, then
+// --knowledge DIR on this machine), checks them and installs them before any check runs.
+// An error (exit 2) names the file and the field.
+tl::expected<std::vector<knowledge::TableOrigin>, std::string> apply_knowledge(const Host& host,
+                                                                               const RunCommandOptions& options);
 
 // The run's policies: --policy files, then /etc/rocm-doctor/policy.d/*.json on
 // live runs (never when replaying: that folder belongs to the replaying machine).

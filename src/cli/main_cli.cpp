@@ -70,6 +70,10 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
                  "Also run the site check plugins in DIR (repeatable; besides /etc/rocm-doctor/checks.d and "
                  "~/.config/rocm-doctor/checks.d; docs/plugins.md)")
       ->allow_extra_args(false);
+  app.add_option("--knowledge", options.knowledge_dirs,
+                 "Add or override knowledge tables (checks/data/*.json) from the *.json files in DIR, after "
+                 "/etc/rocm-doctor/knowledge.d (repeatable; docs/knowledge.md)")
+      ->allow_extra_args(false);
   app.add_option("--python", options.python,
                  "Python interpreter whose PyTorch to check (default: python3 on PATH, so an active venv or "
                  "conda environment)");
@@ -107,6 +111,11 @@ std::unique_ptr<CLI::App> make_command_line(CommandLine& values) {
   fleet->add_option("--format", values.report_format, "text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   fleet->add_option("-o,--output", values.fleet_output, "Write the summary to FILE (atomically)");
+  auto* knowledge = app->add_subcommand("knowledge",
+                                        "Print what the doctor knows (tables, rows, newest release, "
+                                        "as-of date), with the overlays applied");
+  knowledge->add_option("--format", values.report_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  knowledge->fallthrough();
   auto* explain = app->add_subcommand("explain", "Explain a finding id or a check id");
   explain->add_option("ID", values.explain_id, "e.g. access.relogin-required")->required();
   auto* fix = app->add_subcommand("fix", "Apply the fixes the report prints, root causes first, with consent");
@@ -133,6 +142,7 @@ int cli_main(int argc, char** argv) {
   setup_logging(options.verbose);
 
   if (app->got_subcommand("explain")) return explain_command(values.explain_id);
+  if (app->got_subcommand("knowledge")) return knowledge_command(options, values.report_format);
   if (options.list_checks) return list_checks_command(options);
   if (app->got_subcommand("diff"))
     return diff_command(values.diff_reports[0], values.diff_reports[1], values.report_format);

@@ -25,7 +25,10 @@ void add_rocm(VersionList& list, const RocmInstallation* install) {
   if (install == nullptr || !install->active) return;
   const auto& active = *install->active;
   add(list, "rocm", active.version);
-  add(list, "rocm_packaging", active.distro_packaged ? "distribution" : "amd");
+  add(list, "rocm_packaging",
+      active.distro_packaged                ? "distribution"
+      : active.layout == RocmLayout::python ? "pip"
+                                            : "amd");
   add(list, "rocm_prefix", active.prefix);
   add(list, "hip", active.hip_version);
 }

@@ -4,13 +4,14 @@
 #include <cctype>
 #include <set>
 
+#include "facts/rocm_install_releases.h"
 #include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/versions.h"
 
 namespace rocm_doctor {
 
-namespace {
+namespace install_detail {
 
 bool is_dotted_number(std::string_view text, std::size_t min_parts) {
   if (text.empty()) return false;
@@ -23,6 +24,12 @@ bool is_dotted_number(std::string_view text, std::size_t min_parts) {
   }
   return parts >= min_parts;
 }
+
+}  // namespace install_detail
+
+using install_detail::is_dotted_number;
+
+namespace {
 
 std::string join_path(std::string_view folder, std::string_view name) {
   std::string path(folder);
@@ -51,6 +58,29 @@ std::optional<std::string> parse_versioned_folder(std::string_view name) {
   const auto version = name.substr(5);
   if (!is_dotted_number(version, 2)) return std::nullopt;
   return std::string(version);
+}
+
+std::optional<std::string> parse_core_folder(std::string_view name) {
+  if (!name.starts_with("core-")) return std::nullopt;
+  auto version = name.substr(5);
+  if (version.starts_with("asan-")) version.remove_prefix(5);  // the ASAN build variant
+  if (!is_dotted_number(version, 2)) return std::nullopt;
+  return std::string(version);
+}
+
+std::optional<std::string> parse_dist_info_version(std::string_view folder_name, std::string_view package) {
+  constexpr std::string_view kSuffix = ".dist-info";
+  if (!folder_name.ends_with(kSuffix)) return std::nullopt;
+  auto stem = folder_name.substr(0, folder_name.size() - kSuffix.size());
+  if (!stem.starts_with(package) || stem.size() <= package.size() + 1 || stem[package.size()] != '-')
+    return std::nullopt;
+  const auto version = stem.substr(package.size() + 1);
+  // PEP 440: the release is the leading dotted number ("7.15.0a20260630", "7.14.0rc1", "7.14.0.post1").
+  auto end = version.find_first_not_of("0123456789.");
+  auto release = version.substr(0, end == std::string_view::npos ? version.size() : end);
+  while (release.ends_with('.')) release.remove_suffix(1);
+  if (!is_dotted_number(release, 2)) return std::nullopt;
+  return std::string(release);
 }
 
 std::optional<std::string> hip_version_from_library_name(std::string_view name) {
@@ -186,11 +216,12 @@ std::string RocmInstallation::active_major_minor() const {
 
 // ---------------------------------------------------------------- collection
 
+using namespace install_detail;  // the release finders of rocm_install_releases.cpp
+
 namespace {
 
 constexpr std::size_t kMaxIncludeDepth = 8;
 constexpr int kMaxLinkHops = 16;
-constexpr std::string_view kHipStem = "libamdhip64.so";
 
 // Follows /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-6.2.4 one link at a time.
 std::string resolve_link_chain(const Host& host, std::string path) {
@@ -200,44 +231,6 @@ std::string resolve_link_chain(const Host& host, std::string path) {
     path = target->starts_with('/') ? normalize_path(*target) : normalize_path(parent_of(path) + "/" + *target);
   }
   return path;
-}
-
-std::string release_hip_version(const Host& host, const std::string& prefix) {
-  if (const auto text = host.read_file(prefix + "/share/hip/version")) {
-    if (auto version = parse_hip_version_file(*text)) return *version;
-  }
-  return "";
-}
-
-bool has_hip_library(const Host& host, const std::string& folder) {
-  const auto entries = host.list_dir(folder);
-  if (!entries) return false;
-  return std::any_of(entries->begin(), entries->end(),
-                     [](const auto& entry) { return entry.name.starts_with(kHipStem); });
-}
-
-// A folder under /opt counts as a release when it carries ROCm's version file or its runtime or tools.
-std::optional<RocmRelease> opt_release(const Host& host, const std::string& prefix,
-                                       std::optional<std::string> folder_version) {
-  RocmRelease release;
-  release.prefix = prefix;
-  release.lib_dir = prefix + "/lib";
-  release.bin_dir = prefix + "/bin";
-  if (const auto text = host.read_file(prefix + "/.info/version")) {
-    if (auto version = parse_rocm_version_file(*text)) {
-      release.version = *version;
-      release.evidence = prefix + "/.info/version";
-    }
-  }
-  if (release.version.empty()) {
-    const bool looks_installed = has_hip_library(host, release.lib_dir) || host.exists(release.bin_dir + "/rocminfo") ||
-                                 host.exists(release.bin_dir + "/hipconfig");
-    if (!looks_installed) return std::nullopt;
-    release.version = folder_version.value_or("");
-    release.evidence = prefix;
-  }
-  release.hip_version = release_hip_version(host, prefix);
-  return release;
 }
 
 std::vector<RocmRelease> distro_releases(const CheckContext& ctx) {
@@ -256,7 +249,9 @@ std::vector<RocmRelease> distro_releases(const CheckContext& ctx) {
     release.lib_dir = folder;
     release.bin_dir = "/usr/bin";
     release.distro_packaged = true;
+    release.layout = RocmLayout::distro;
     release.hip_version = *hip;
+    release.hip_soname = hip_soname_in(host, folder);
     const auto major = std::string(split(*hip, '.').front());
     const auto package_version = ctx.fact<DpkgDatabase>().installed_version("libamdhip64-" + major);
     if (package_version && !upstream_version(*package_version).empty()) {
@@ -337,7 +332,17 @@ RocmInstallation RocmInstallation::collect(const CheckContext& ctx) {
     install.opt_rocm_resolved = resolve_link_chain(host, "/opt/rocm");
     install.opt_rocm_dangling = !host.exists("/opt/rocm");
   } else if (host.exists("/opt/rocm")) {
-    if (auto release = opt_release(host, "/opt/rocm", std::nullopt)) install.releases.push_back(std::move(*release));
+    auto core = core_sdk_releases(host);
+    if (core.empty()) {
+      if (auto release = opt_release(host, "/opt/rocm", std::nullopt)) install.releases.push_back(std::move(*release));
+    } else {
+      // /opt/rocm holds the Core SDK: its lib, bin, ... are update-alternatives links (full installs).
+      for (auto& release : core) install.releases.push_back(std::move(release));
+      if (auto target = host.read_link("/opt/rocm/lib")) {
+        install.opt_rocm_lib_target = *target;
+        install.opt_rocm_lib_resolved = resolve_link_chain(host, "/opt/rocm/lib");
+      }
+    }
   }
   if (const auto entries = host.list_dir("/opt")) {
     for (const auto& entry : *entries) {
@@ -349,14 +354,26 @@ RocmInstallation RocmInstallation::collect(const CheckContext& ctx) {
     }
   }
   for (auto& release : distro_releases(ctx)) install.releases.push_back(std::move(release));
+  for (auto& release : python_releases(host)) install.releases.push_back(std::move(release));
   std::stable_sort(install.releases.begin(), install.releases.end(),
                    [](const auto& a, const auto& b) { return compare_versions(a.version, b.version) > 0; });
 
   const auto pointed = std::find_if(install.releases.begin(), install.releases.end(), [&](const auto& release) {
     return !install.opt_rocm_resolved.empty() && release.prefix == install.opt_rocm_resolved;
   });
+  const auto selected_core = std::find_if(install.releases.begin(), install.releases.end(), [&](const auto& release) {
+    return release.layout == RocmLayout::core_sdk && !install.opt_rocm_lib_resolved.empty() &&
+           path_is_under(install.opt_rocm_lib_resolved, release.prefix);
+  });
+  // A system-wide release serves every program; a Python environment's copy only that environment.
+  const auto system_wide = std::find_if(install.releases.begin(), install.releases.end(),
+                                        [](const auto& release) { return release.layout != RocmLayout::python; });
   if (pointed != install.releases.end()) {
     install.active = *pointed;
+  } else if (selected_core != install.releases.end()) {
+    install.active = *selected_core;
+  } else if (system_wide != install.releases.end()) {
+    install.active = *system_wide;
   } else if (!install.releases.empty()) {
     install.active = install.releases.front();
   }

@@ -113,6 +113,15 @@ std::vector<std::string> rocm_library_folders() {
     if (name.rfind("rocm-", 0) == 0) versioned.push_back(it->path().string() + "/lib");
   }
   std::sort(versioned.rbegin(), versioned.rend());
+  // The ROCm Core SDK (7.14+): /opt/rocm/core-X.Y/lib, also when no /opt/rocm/lib alternative exists.
+  std::vector<std::string> core;
+  for (std::filesystem::directory_iterator it("/opt/rocm", error), end; !error && it != end; it.increment(error)) {
+    const auto name = it->path().filename().string();
+    std::error_code link_error;
+    if (name.rfind("core-", 0) == 0 && !it->is_symlink(link_error)) core.push_back(it->path().string() + "/lib");
+  }
+  std::sort(core.rbegin(), core.rend());
+  folders.insert(folders.end(), core.begin(), core.end());
   folders.insert(folders.end(), versioned.begin(), versioned.end());
   return folders;
 }

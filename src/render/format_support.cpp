@@ -149,7 +149,9 @@ std::vector<std::string> version_phrases(const Report& report) {
   };
   std::vector<std::string> phrases;
   if (const auto rocm = value("rocm"); !rocm.empty()) {
-    phrases.push_back("ROCm " + rocm + (value("rocm_packaging") == "distribution" ? " (distribution)" : ""));
+    const auto packaging = value("rocm_packaging");
+    phrases.push_back("ROCm " + rocm +
+                      (packaging == "distribution" || packaging == "pip" ? " (" + packaging + ")" : ""));
   }
   const auto hip = value("hip");
   if (const auto shown = hip.empty() ? value("hip_runtime") : hip; !shown.empty()) phrases.push_back("HIP " + shown);

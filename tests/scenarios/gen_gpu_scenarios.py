@@ -20,6 +20,7 @@ ARCH = {
     "gfx803": (80003, 4, 64, 10, 64, 0),
     "gfx90a": (90010, 4, 64, 8, 64, 64),
     "gfx942": (90402, 4, 64, 8, 64, 64),
+    "gfx1010": (100100, 2, 32, 20, 64, 64),
     "gfx1030": (100300, 2, 32, 16, 64, 64),
     "gfx1031": (100301, 2, 32, 16, 64, 64),
     "gfx1036": (100306, 2, 32, 16, 64, 64),
@@ -332,7 +333,50 @@ def rx6700xt(name, description):
                                                           subsystem=("0x1da2", "0xe445"), clock=2725).rocm()
 
 
+def rx5700xt(name, description):
+    return Machine(name, description).base_system().gpu("0000:03:00.0", "0x731f", "0xc1", "gfx1010", 40, 8, 380,
+                                                          subsystem=("0x1da2", "0xe409"), clock=2100).rocm()
+
+
 def scenarios():
+    m = rx5700xt("gpu-rx5700xt-override-10.3.0",
+                 "RX 5700 XT (RDNA1 gfx1010) with the community override HSA_OVERRIDE_GFX_VERSION=10.3.0 in ~/.bashrc: "
+                 "it runs RDNA2 gfx1030 code on an RDNA1 card (another ISA generation; crashes reported in "
+                 "ROCm/legacy-rocm-build#887 and #2527). At least a warning, never gpu.supported; this ROCm 6.0.2 "
+                 "rocBLAS carries gfx1010 itself, so the fix removes the override")
+    m.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
+    m.bashrc_extra = "export HSA_OVERRIDE_GFX_VERSION=10.3.0\n"
+    yield m.save({"gpu.override-invalid": "warning"}, absent=["gpu.supported", "gpu.override-needed"],
+                 checks=("os", "gpu-arch"))
+
+    yield rx5700xt("gpu-rx5700xt-native",
+                   "Healthy twin of gpu-rx5700xt-override-10.3.0: the same RX 5700 XT without the override, on a "
+                   "ROCm 6.0.2 whose rocBLAS carries gfx1010 Tensile files").save(
+        {"gpu.supported": "ok"}, absent=["gpu.override-invalid", "gpu.override-needed", "gpu.unsupported"],
+        checks=("os", "gpu-arch"))
+
+    m = Machine("gpu-release-newer-than-kb",
+                "RX 5700 XT (gfx1010) on a ROCm 10.3.0 the doctor's knowledge base (newest: 10.1) does not know, with "
+                "no rocBLAS installed: nothing says whether 10.3 carries gfx1010, so the doctor says so (info) and "
+                "calls nothing unsupported").base_system()
+    m.gpu("0000:03:00.0", "0x731f", "0xc1", "gfx1010", 40, 8, 380, subsystem=("0x1da2", "0xe409"), clock=2100)
+    m.rocm(version="10.3.0", build="12", rocblas=None, miopen=None, hipblaslt=None)
+    m.write("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
+    yield m.save({"gpu.support-unknown": "info", "rocm.release-unknown-newer": "info", "rocm.version": "info",
+                  "rocm.ok": "ok"},
+                 absent=["gpu.unsupported", "gpu.supported"], checks=("os", "gpu-arch", "rocm-install"))
+
+    m = Machine("gpu-release-newer-than-kb-listed-gpu",
+                "Twin of gpu-release-newer-than-kb: an RX 7900 XTX (gfx1100, on the newest known list) on the same "
+                "unknown ROCm 10.3.0: supported as far as the doctor knows, plus the info that the release is newer "
+                "than its knowledge").base_system()
+    m.gpu("0000:03:00.0", "0x744c", "0xc8", "gfx1100", 96, 24, 1210, subsystem=("0x1002", "0x0e3b"))
+    m.rocm(version="10.3.0", build="12", rocblas=None, miopen=None, hipblaslt=None)
+    m.write("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
+    yield m.save({"gpu.supported": "ok", "rocm.release-unknown-newer": "info", "rocm.version": "info",
+                  "rocm.ok": "ok"},
+                 absent=["gpu.unsupported", "gpu.support-unknown"], checks=("os", "gpu-arch", "rocm-install"))
+
     yield rx6700xt("gpu-rx6700xt-no-override",
                    "RX 6700 XT (gfx1031) on ROCm 6.0.2 without HSA_OVERRIDE_GFX_VERSION: rocBLAS carries gfx1030 "
                    "but not gfx1031, so the 10.3.0 override is needed").save(
