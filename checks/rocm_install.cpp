@@ -424,8 +424,8 @@ class RocmInstallCheck final : public Check {
   std::string_view title() const override { return "ROCm installation"; }
   int order() const override { return 40; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"rocm.not-installed",   "rocm.version",         "rocm.multiple-installs", "rocm.link-dangling",
-            "rocm.lib-not-found",   "rocm.bin-not-on-path", "rocm.link-missing",      "rocm.ok",
+    return {"rocm.not-installed",        "rocm.version",         "rocm.multiple-installs", "rocm.link-dangling",
+            "rocm.lib-not-found",        "rocm.bin-not-on-path", "rocm.link-missing",      "rocm.ok",
             "rocm.release-unknown-newer"};
   }
 
