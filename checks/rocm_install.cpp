@@ -5,58 +5,17 @@
 #include <algorithm>
 
 #include "rocm_doctor/check.h"
-#include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
+#include "rocm_install.h"
 
 namespace rocm_doctor {
 namespace {
 
+using namespace rocm_install_check;
+
 constexpr std::string_view kCheckId = "rocm-install";
-
-bool under(std::string_view path, std::string_view prefix) {
-  return path == prefix || (path.starts_with(prefix) && path.size() > prefix.size() && path[prefix.size()] == '/');
-}
-
-std::string release_label(const RocmRelease& release) {
-  const auto version = release.version.empty() ? std::string("unknown version") : "ROCm " + release.version;
-  switch (release.layout) {
-    case RocmLayout::distro: return version + " (distribution packages in " + release.lib_dir + ")";
-    case RocmLayout::core_sdk: return version + " (Core SDK) in " + release.prefix;
-    case RocmLayout::python: return version + " (Python packages) in " + release.prefix;
-    case RocmLayout::legacy: break;
-  }
-  return version + " in " + release.prefix;
-}
-
-// Where a release's layout was seen, for the evidence of rocm.version.
-std::string layout_evidence(const RocmInstallation& install, const RocmRelease& release) {
-  switch (release.layout) {
-    case RocmLayout::core_sdk:
-      if (install.opt_rocm_lib_target && under(install.opt_rocm_lib_resolved, release.prefix)) {
-        return "ROCm Core SDK (TheRock), full install: /opt/rocm/lib -> " + *install.opt_rocm_lib_target + " -> " +
-               install.opt_rocm_lib_resolved;
-      }
-      return "ROCm Core SDK (TheRock), no update-alternatives link /opt/rocm/lib into " + release.prefix +
-             " (a minimal or gfx-specific install)";
-    case RocmLayout::python:
-      return "pip packages (rocm[...] / rocm-sdk-core) in " + release.prefix.substr(0, release.prefix.rfind('/'));
-    case RocmLayout::distro: return "distribution packages";
-    case RocmLayout::legacy: break;
-  }
-  return install.opt_rocm_target ? "/opt/rocm-X.Y.Z with an /opt/rocm link" : "AMD's packages in " + release.prefix;
-}
-
-// The bin folder users should type for a release: /opt/rocm/bin when a link leads there.
-std::string preferred_bin_dir(const Host& host, const RocmInstallation& install, const RocmRelease& release) {
-  if (release.layout == RocmLayout::legacy && install.opt_rocm_resolved == release.prefix && !install.opt_rocm_dangling)
-    return "/opt/rocm/bin";
-  if (release.layout == RocmLayout::core_sdk && install.selection_known() && install.active &&
-      install.active->prefix == release.prefix && host.read_link("/opt/rocm/bin"))
-    return "/opt/rocm/bin";
-  return release.bin_dir;
-}
 
 Finding link_dangling(const RocmInstallation& install) {
   auto finding = make_finding("rocm.link-dangling", Severity::error,
@@ -142,14 +101,15 @@ Finding version_info(const RocmInstallation& install) {
 std::vector<Evidence> opt_rocm_references(const CheckContext& ctx, const RocmInstallation& install) {
   std::vector<Evidence> found;
   for (const auto& dir : split_search_path(ctx.host().env("PATH").value_or(""))) {
-    if (under(normalize_path(dir), "/opt/rocm")) found.push_back({"env PATH", dir});
+    if (path_is_under(normalize_path(dir), "/opt/rocm")) found.push_back({"env PATH", dir});
   }
   for (const auto& dir : install.loader_dirs) {
-    if (under(dir.path, "/opt/rocm")) found.push_back({dir.origin, dir.path});
+    if (path_is_under(dir.path, "/opt/rocm")) found.push_back({dir.origin, dir.path});
   }
   for (const char* name : {"ROCM_PATH", "HIP_PATH", "ROCM_HOME"}) {
     const auto value = ctx.host().env(name);
-    if (value && under(normalize_path(*value), "/opt/rocm")) found.push_back({std::string("env ") + name, *value});
+    if (value && path_is_under(normalize_path(*value), "/opt/rocm"))
+      found.push_back({std::string("env ") + name, *value});
   }
   return found;
 }
@@ -183,25 +143,6 @@ std::optional<Finding> link_missing(const CheckContext& ctx, const RocmInstallat
                                    {.root = true}));
 }
 
-// A release newer than every row of rocm_releases.json: say so; the other checks judge nothing
-// from its absence (gpu.support-unknown, no platform verdicts).
-std::optional<Finding> release_unknown_newer(const RocmRelease& active) {
-  if (active.version.empty()) return std::nullopt;
-  const auto& kb = kb::knowledge_base();
-  if (kb.release(active.version) != nullptr || !kb::version_less(kb.newest_release().release, active.version))
-    return std::nullopt;
-  return make_finding("rocm.release-unknown-newer", Severity::info,
-                      "ROCm " + active.version + " is newer than anything this doctor knows (newest: ROCm " +
-                          kb.newest_release().release + ")")
-      .because(
-          "Support lists, kernels and driver compatibility of this release are not in the knowledge base, so "
-          "nothing is called unsupported for lack of data. `rocm-doctor knowledge` shows what is known; add the "
-          "release's facts with --knowledge DIR or /etc/rocm-doctor/knowledge.d/ (docs/knowledge.md), or update "
-          "rocm-doctor.")
-      .with_evidence(active.evidence.empty() ? active.prefix : active.evidence, active.version)
-      .with_evidence("knowledge base", "newest release ROCm " + kb.newest_release().release);
-}
-
 // Several releases side by side are fine (AMD supports it); they matter when
 // something mixes them or nothing says which one is meant.
 Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& install) {
@@ -220,14 +161,14 @@ Finding multiple_installs(const CheckContext& ctx, const RocmInstallation& insta
   for (const auto& release : install.releases) {
     if (release.prefix == active.prefix || release.distro_packaged) continue;
     for (const auto& dir : install.loader_dirs) {
-      if (under(dir.path, release.prefix)) evidence.push_back({dir.origin, dir.path});
+      if (path_is_under(dir.path, release.prefix)) evidence.push_back({dir.origin, dir.path});
     }
     for (const auto& dir : split_search_path(ctx.host().env("PATH").value_or(""))) {
-      if (under(normalize_path(dir), release.prefix)) evidence.push_back({"env PATH", dir});
+      if (path_is_under(normalize_path(dir), release.prefix)) evidence.push_back({"env PATH", dir});
     }
     for (const char* name : {"ROCM_PATH", "HIP_PATH"}) {
       const auto value = ctx.host().env(name);
-      if (value && under(normalize_path(*value), release.prefix))
+      if (value && path_is_under(normalize_path(*value), release.prefix))
         evidence.push_back({std::string("env ") + name, *value});
     }
   }
@@ -444,7 +385,7 @@ class RocmInstallCheck final : public Check {
     // The loader told to look in /opt/rocm/lib: the missing link is the cause, not the loader configuration.
     const bool link_explains_loader =
         missing_link && std::any_of(install.loader_dirs.begin(), install.loader_dirs.end(),
-                                    [](const auto& dir) { return under(dir.path, "/opt/rocm"); });
+                                    [](const auto& dir) { return path_is_under(dir.path, "/opt/rocm"); });
     if (missing_link) findings.push_back(std::move(*missing_link));
     if (install.releases.size() > 1) findings.push_back(multiple_installs(ctx, install));
     if (!link_explains_loader) {

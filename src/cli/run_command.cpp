@@ -91,7 +91,8 @@ tl::expected<Report, int> machine_report(const RunCommandOptions& options, const
     probes = start_probes(options, checks);  // they run while the static checks do
     host = std::make_unique<LiveHost>(probe_lookup(probes.get()), plugin_launcher(options, std::move(*plugin_folders)));
   }
-  if (auto knowledge = apply_knowledge(*host, options); !knowledge) return usage_error(knowledge.error());
+  if (auto knowledge = apply_knowledge(*host, options); !knowledge)
+    return tl::unexpected(usage_error(knowledge.error()));
   spdlog::debug("running {} checks on the {} host", checks.size(), host->source());
   const ReadOnceHost read_once(*host);
   Report report = run_checks(read_once, run, checks);

@@ -2,6 +2,7 @@
 // embedded checks/data tables register with, the row-wise merge, and install().
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -21,6 +22,10 @@ constexpr std::size_t kMaxOverlayBytes = 8 * 1024 * 1024;
 struct Registry {
   std::map<std::string, std::string_view, std::less<>> builtin;
   std::map<std::string, std::string, std::less<>> merged;  // filled once by install()
+  // What install() was given and answered: readers keep views of the merged texts (the
+  // parsed knowledge base, the checks' caches), so they are never replaced once handed out.
+  std::optional<std::vector<std::pair<std::string, std::string>>> installed;
+  std::vector<TableOrigin> origins;
 };
 
 Registry& registry() {
@@ -180,6 +185,12 @@ json merge(const json& base, const json& overlay) {
 
 tl::expected<std::vector<TableOrigin>, std::string> install(const std::vector<OverlayFile>& files) {
   auto& registry = knowledge::registry();
+  std::vector<std::pair<std::string, std::string>> given;
+  for (const auto& file : files) given.emplace_back(file.path, file.text);
+  if (registry.installed) {  // a second diagnosis in one process (fix: before and after)
+    if (*registry.installed == given) return registry.origins;
+    return tl::unexpected(std::string("the knowledge overlays changed while rocm-doctor ran; run it again"));
+  }
   std::map<std::string, json> merged;
   std::map<std::string, std::vector<std::string>> touched;
   for (const auto& file : files) {
@@ -210,6 +221,8 @@ tl::expected<std::vector<TableOrigin>, std::string> install(const std::vector<Ov
     if (const auto it = touched.find(name); it != touched.end()) origin.overlays = it->second;
     origins.push_back(std::move(origin));
   }
+  registry.installed = std::move(given);
+  registry.origins = origins;
   return origins;
 }
 
