@@ -119,7 +119,8 @@ def hip_probe(found_path=None, fallback=False):
                        "devices": [{"index": 0, "name": "AMD Radeon RX 7900 XTX", "gfx": "gfx1100"}]}}
 
 
-def scenario(name, description, expect, absent, env=None, probes=None, build=None, checks=None, versions=None):
+def scenario(name, description, expect, absent, env=None, probes=None, build=None, checks=None, versions=None,
+             root_causes=None):
     folder = HERE / name
     if folder.exists():
         shutil.rmtree(folder)
@@ -137,6 +138,8 @@ def scenario(name, description, expect, absent, env=None, probes=None, build=Non
                 "expect": expect, "absent": absent}
     if versions:
         expected["versions"] = versions
+    if root_causes:
+        expected["root_causes"] = root_causes
     (folder / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
 
 
@@ -188,7 +191,8 @@ scenario("rocm714-full-no-loader-entry",
          "fallback folder /opt/rocm/core-7.14/lib; programs do not.)" + SOURCES,
          {"rocm.lib-not-found": "error", "rocm.version": "info", "hip.ok": "ok", "tools.installed": "info"},
          ["rocm.ok", "rocm.not-installed", "rocm.bin-not-on-path", "rocm.multiple-installs", "hip.not-found"],
-         probes={"hip": hip_probe("/opt/rocm/core-7.14/lib/" + HIP_FILE, fallback=True)}, build=full)
+         probes={"hip": hip_probe("/opt/rocm/core-7.14/lib/" + HIP_FILE, fallback=True)}, build=full,
+         root_causes=["rocm.lib-not-found"])
 
 scenario("rocm714-full-healthy",
          "Healthy twin of rocm714-full-no-loader-entry: the same full 7.14.0 install with "
@@ -206,7 +210,8 @@ scenario("rocm714-minimal-no-alternatives",
          {"rocm.lib-not-found": "error", "rocm.version": "info", "rocm.bin-not-on-path": "warning",
           "hip.ok": "ok", "tools.installed": "info"},
          ["rocm.ok", "rocm.not-installed", "rocm.multiple-installs", "hip.not-found"],
-         probes={"hip": hip_probe("/opt/rocm/core-7.14/lib/" + HIP_FILE, fallback=True)}, build=minimal)
+         probes={"hip": hip_probe("/opt/rocm/core-7.14/lib/" + HIP_FILE, fallback=True)}, build=minimal,
+         root_causes=["rocm.lib-not-found", "rocm.bin-not-on-path"])
 
 scenario("rocm714-minimal-healthy",
          "Healthy twin of rocm714-minimal-no-alternatives: the loader entry for /opt/rocm/core-7.14/lib exists and "
