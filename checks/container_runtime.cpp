@@ -5,13 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "container.h"
+#include "embedded_data.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_container();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::container {
 

@@ -8,15 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "driver_config.h"
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_kernel_log();
-std::string_view data_amdgpu_driver();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::kernel_log {
 

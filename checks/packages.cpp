@@ -9,6 +9,7 @@
 #include <set>
 
 #include "driver_config.h"
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/amdgpu_driver.h"
 #include "rocm_doctor/facts/dpkg_database.h"
@@ -17,10 +18,6 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_rocm_packages();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::packages {
 

@@ -9,16 +9,13 @@
 
 #include "distro_suite.h"
 #include "driver.h"
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_platform();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::platform {
 

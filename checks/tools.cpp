@@ -4,20 +4,19 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor::embedded {
-std::string_view data_env_variables();
-}  // namespace rocm_doctor::embedded
-
 namespace rocm_doctor {
 namespace {
 
+constexpr std::string_view kCheckId = "tools";
+
 class ToolsCheck final : public Check {
  public:
-  std::string_view id() const override { return "tools"; }
+  std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "ROCm tools"; }
   int order() const override { return 95; }
   std::vector<std::string_view> finding_ids() const override { return {"tools.installed", "tools.none"}; }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "probe_support.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
@@ -13,10 +14,6 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 #include "torch_wheels.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_torch_wheels();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::torch_wheels {
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/facts/rocm_install.h"
@@ -15,10 +16,6 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_wsl();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::wsl {
 

@@ -1,12 +1,9 @@
 #include "core/explain.h"
 
+#include "embedded_data.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
-
-namespace embedded {
-std::string_view checks_md();
-}  // namespace embedded
 
 std::string_view checks_document() {
   return embedded::checks_md();

@@ -5,13 +5,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_amdgpu_driver();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::amdgpu_driver {
 

@@ -7,16 +7,10 @@
 #include <set>
 #include <stdexcept>
 
+#include "embedded_data.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/versions.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_gfx_targets();
-std::string_view data_pci_ids();
-std::string_view data_rocm_releases();
-std::string_view data_rocm_libraries();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::kb {
 

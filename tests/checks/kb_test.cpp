@@ -5,12 +5,7 @@
 
 #include <set>
 
-namespace rocm_doctor::embedded {
-std::string_view data_gfx_targets();
-std::string_view data_pci_ids();
-std::string_view data_rocm_releases();
-std::string_view data_rocm_libraries();
-}  // namespace rocm_doctor::embedded
+#include "embedded_data.h"
 
 namespace rocm_doctor {
 namespace {
