@@ -13,27 +13,13 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "embedded_data.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_env_variables();
-}  // namespace rocm_doctor::embedded
+#include "rocm_doctor/text_case.h"
 
 namespace rocm_doctor::env_lint {
 
 namespace {
-
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });

@@ -4,18 +4,13 @@
 
 #include "packages.h"
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/text_case.h"
 
 namespace rocm_doctor::packages {
 
 using namespace amdgpu_driver;  // NOLINT: the driver rules are this check's vocabulary
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string result(text);
-  std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return std::tolower(c); });
-  return result;
-}
 
 bool is_dotted_number(std::string_view text) {
   if (text.empty() || text.front() == '.' || text.back() == '.') return false;

@@ -4,16 +4,11 @@
 #include <cctype>
 
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/text_case.h"
 
 namespace rocm_doctor {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string result(text);
-  std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return std::tolower(c); });
-  return result;
-}
 
 std::string read_or_empty(const Host& host, std::string_view path) {
   return host.read_trimmed(path).value_or("");

@@ -7,6 +7,7 @@
 #include "policy/policy_parse.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/text_case.h"
 
 namespace rocm_doctor::policy {
 
@@ -93,13 +94,6 @@ std::vector<std::string> known_library_names() {
   std::vector<std::string> names;
   for (const auto& library : kb::knowledge_base().libraries()) names.push_back(library.name);
   return names;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 // Names match without regard to case ("rocblas" is rocBLAS); the table's spelling is kept.

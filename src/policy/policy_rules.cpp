@@ -16,6 +16,7 @@
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/text_case.h"
 
 namespace rocm_doctor::policy {
 
@@ -307,13 +308,6 @@ Judgement judge_env(const Rule& rule, const CheckContext& ctx) {
     if (!unwanted || *value == *unwanted) problems.push_back(name + "=" + *value + " is forbidden");
   }
   return combine(problems, {}, "the environment meets the rule", std::move(evidence));
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 bool os_matches(const OsAllowed& allowed, const SystemFacts& facts) {

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <numeric>
 
+#include "rocm_doctor/text_case.h"
+
 namespace rocm_doctor {
 
 std::string_view trim(std::string_view text) {
@@ -215,6 +217,22 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
     }
   }
   return best;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return out;
 }
 
 }  // namespace rocm_doctor

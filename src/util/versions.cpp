@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/text_case.h"
 
 namespace rocm_doctor::versions {
 
@@ -17,13 +18,6 @@ bool is_digit(char c) {
 }
 bool is_separator(char c) {
   return c == '.' || c == '-' || c == '_' || c == '~';
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 // Reads a run of digits at `pos`; nullopt when there is none or it overflows.
