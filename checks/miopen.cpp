@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"

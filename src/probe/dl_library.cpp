@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 namespace rocm_doctor::probe {
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "probe/hip_probe.h"

@@ -1,5 +1,7 @@
 #include "probe/python_probe.h"
 
+#include <nlohmann/json.hpp>
+
 #include "rocm_doctor/host.h"
 #include "rocm_doctor/text.h"
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "probe/dl_library.h"
 #include "probe/probe_steps.h"

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 #include "render/formats.h"
 #include "rocm_doctor/text.h"

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "render/render.h"
 #include "version.h"
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "report/redact.h"
 #include "util/atomic_file.h"

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "rocm_doctor/text.h"
 
