@@ -37,11 +37,17 @@ class EnvCheck final : public Check {
   std::string_view title() const override { return "ROCm environment variables"; }
   int order() const override { return 80; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"env.visible-devices-invalid", "env.visible-devices-conflict",
-            "env.launch-blocking",         "env.serialize",
-            "env.alloc-conf-invalid",      "env.rocm-arch-mismatch",
-            "env.unknown-variable",        "env.path-invalid",
-            "env.mixed-releases",          "env.ok"};
+    return {"env.visible-devices-invalid",
+            "env.visible-devices-conflict",
+            "env.launch-blocking",
+            "env.serialize",
+            "env.debug-logging",
+            "env.alloc-conf-invalid",
+            "env.rocm-arch-mismatch",
+            "env.unknown-variable",
+            "env.path-invalid",
+            "env.mixed-releases",
+            "env.ok"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {

@@ -73,7 +73,7 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
     const auto level = parse_uint(trim(*value));
     if (level && *level >= 3) {
       auto finding =
-          make_finding("env.serialize", Severity::warning, "AMD_LOG_LEVEL=" + *value + " logs every HIP call")
+          make_finding("env.debug-logging", Severity::warning, "AMD_LOG_LEVEL=" + *value + " logs every HIP call")
               .because(
                   "Levels 3 (info) and 4 (debug) print a line for every runtime call to stderr: a "
                   "debugging aid that slows everything down and floods logs. 0 (the default) or 1 "

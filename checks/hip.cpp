@@ -13,6 +13,8 @@
 namespace rocm_doctor {
 namespace {
 
+constexpr std::string_view kCheckId = "hip";
+
 using nlohmann::json;
 
 constexpr int kHipErrorNoDevice = 100;  // hipErrorNoDevice, stable since HIP 4
@@ -106,10 +108,10 @@ Finding not_found_finding(const CheckContext& ctx, const std::vector<std::string
   if (release) {
     finding.with_evidence(release->lib_dir, release->hip_soname);
     auto advice = loader_advice(install, *release);
-    return finding.with_fix(make_fix("hip", std::move(advice.description), std::move(advice.commands),
+    return finding.with_fix(make_fix(kCheckId, std::move(advice.description), std::move(advice.commands),
                                      FixNeeds{.root = advice.needs_root}));
   }
-  return finding.with_fix(make_fix("hip",
+  return finding.with_fix(make_fix(kCheckId,
                                    image_mode ? "Install the HIP runtime into the image (AMD's amdrocm-core package "
                                                 "for ROCm 7.14 and later, rocm-hip-runtime before, or the "
                                                 "distribution's libamdhip64 package)."
@@ -139,7 +141,7 @@ Finding load_finding(const CheckContext& ctx, const json& library) {
   std::vector<std::string> commands;
   if (!culprit.empty() && culprit.front() == '/') commands = {"ldd " + shell_quote(culprit) + " | grep 'not found'"};
   return finding.with_fix(
-      make_fix("hip", "See which dependency is missing, then install or repair the ROCm release it belongs to.",
+      make_fix(kCheckId, "See which dependency is missing, then install or repair the ROCm release it belongs to.",
                std::move(commands)));
 }
 
@@ -171,7 +173,7 @@ std::optional<Finding> version_finding(const CheckContext& ctx, const json& resu
   const auto ld_path = ctx.host().env("LD_LIBRARY_PATH").value_or("");
   if (!folder.empty() && ld_path.find(folder) != std::string::npos) {
     finding.with_evidence("env LD_LIBRARY_PATH", ld_path);
-    return finding.with_fix(make_fix("hip",
+    return finding.with_fix(make_fix(kCheckId,
                                      "LD_LIBRARY_PATH puts another runtime first: remove " + folder + " from it.",
                                      {"unset LD_LIBRARY_PATH"}));
   }
@@ -184,13 +186,13 @@ std::optional<Finding> version_finding(const CheckContext& ctx, const json& resu
   if (!install.active->distro_packaged && !install.active->lib_dir.empty()) {
     auto advice = loader_advice(install, *install.active);
     return finding.with_fix(
-        make_fix("hip",
+        make_fix(kCheckId,
                  "Put the ROCm release's library folder first on the loader path (or remove the stray copy). " +
                      advice.description,
                  std::move(advice.commands), FixNeeds{.root = advice.needs_root}));
   }
   return finding.with_fix(
-      make_fix("hip", "Remove the stray runtime at " + path + ", or install the ROCm release that matches it."));
+      make_fix(kCheckId, "Remove the stray runtime at " + path + ", or install the ROCm release that matches it."));
 }
 
 std::optional<Finding> device_mismatch_finding(const CheckContext& ctx, int hip_count) {
@@ -211,7 +213,7 @@ std::optional<Finding> device_mismatch_finding(const CheckContext& ctx, int hip_
     }
   }
   return finding.with_fix(
-      make_fix("hip", "Unset the variables that hide GPUs (if that is not intended), and check render node access.",
+      make_fix(kCheckId, "Unset the variables that hide GPUs (if that is not intended), and check render node access.",
                std::move(commands)));
 }
 
@@ -239,7 +241,7 @@ std::vector<Finding> device_findings(const CheckContext& ctx, const json& result
                                         smoke.value("first_mismatch", 0ULL)));
     }
     auto fix =
-        make_fix("hip", "Check the kernel log for amdgpu errors around the test, and update the driver/firmware.",
+        make_fix(kCheckId, "Check the kernel log for amdgpu errors around the test, and update the driver/firmware.",
                  {"sudo dmesg | grep -iE 'amdgpu|kfd' | tail -n 30"}, FixNeeds{.root = true});
     fix.verify += " --level full";  // the copy test runs at the full level only
     finding.with_fix(fix);
@@ -264,7 +266,7 @@ std::vector<Finding> device_findings(const CheckContext& ctx, const json& result
 
 class HipCheck final : public Check {
  public:
-  std::string_view id() const override { return "hip"; }
+  std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "HIP runtime"; }
   int order() const override { return 70; }
   std::vector<std::string_view> finding_ids() const override {
@@ -298,7 +300,7 @@ class HipCheck final : public Check {
           finding.because("Image builds run without a GPU; the runtime itself loads, which is what the image needs.");
         } else {
           add_no_device_reasons(ctx, finding);
-          finding.with_fix(make_fix("hip", "Fix what the driver and access checks report, then confirm here.",
+          finding.with_fix(make_fix(kCheckId, "Fix what the driver and access checks report, then confirm here.",
                                     {"rocm-doctor --only driver,access"}));
         }
         findings.push_back(std::move(finding));
@@ -310,7 +312,7 @@ class HipCheck final : public Check {
                                                 name, error.value("text", std::string())))
                            .with_evidence("probe hip hipGetDeviceCount", fmt::format("{} ({})", name, code));
         probe_support::with_stderr(finding, *outcome, "hip");
-        finding.with_fix(make_fix("hip", "Look at the runtime's own log for the failing step.",
+        finding.with_fix(make_fix(kCheckId, "Look at the runtime's own log for the failing step.",
                                   {"AMD_LOG_LEVEL=4 rocminfo 2>&1 | tail -n 40"}));
         findings.push_back(std::move(finding));
       }

@@ -15,6 +15,8 @@
 namespace rocm_doctor {
 namespace {
 
+constexpr std::string_view kCheckId = "libraries";
+
 // The gfx each GPU loads code for: its own, or the override's (per-device form first).
 struct Wanted {
   std::string gfx;
@@ -118,15 +120,15 @@ Finding missing_finding(const InstalledLibrary& library, const Wanted& wanted, c
         {"export HSA_OVERRIDE_GFX_VERSION=" + target->workaround->override_value}));
   }
   return finding.with_fix(
-      make_fix("libraries", fmt::format("Reinstall {} from a ROCm release that supports {} (a partial install "
-                                        "or a trimmed container image drops kernel files), or build it with "
-                                        "-DAMDGPU_TARGETS={}",
-                                        library.name, wanted.gfx, wanted.gfx)));
+      make_fix(kCheckId, fmt::format("Reinstall {} from a ROCm release that supports {} (a partial install "
+                                     "or a trimmed container image drops kernel files), or build it with "
+                                     "-DAMDGPU_TARGETS={}",
+                                     library.name, wanted.gfx, wanted.gfx)));
 }
 
 class LibrariesCheck final : public Check {
  public:
-  std::string_view id() const override { return "libraries"; }
+  std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "ROCm math libraries"; }
   int order() const override { return 60; }
   std::vector<std::string_view> finding_ids() const override {

@@ -6,6 +6,8 @@
 namespace rocm_doctor {
 namespace {
 
+constexpr std::string_view kCheckId = "os";
+
 Finding distribution_finding(const SystemFacts& facts) {
   if (facts.os_pretty_name.empty()) {
     return make_finding("os.unknown-distribution", Severity::info, "Distribution unknown: /etc/os-release is missing")
@@ -32,7 +34,7 @@ Finding kernel_finding(const SystemFacts& facts) {
 
 class OsCheck final : public Check {
  public:
-  std::string_view id() const override { return "os"; }
+  std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "Operating system"; }
   int order() const override { return 10; }
   std::vector<std::string_view> finding_ids() const override {

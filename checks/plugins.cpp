@@ -22,6 +22,8 @@
 namespace rocm_doctor {
 namespace {
 
+constexpr std::string_view kCheckId = "plugins";
+
 using Json = nlohmann::json;
 
 Json text_or_null(const std::string& text) {
@@ -128,7 +130,7 @@ Fix ownership_fix(const std::string& path, const Json& entry, const Identity& id
     commands.push_back(command({"chown", owner, path}));
   }
   if (chmod) commands.push_back(command({"chmod", "go-w", path}));
-  return make_fix("plugins", "Let only root (or you, for your own folder) write there, then run the doctor again",
+  return make_fix(kCheckId, "Let only root (or you, for your own folder) write there, then run the doctor again",
                   std::move(commands), {.root = needs_root});
 }
 
@@ -286,7 +288,7 @@ Finding plugins_ran(const std::vector<Answered>& ran) {
 
 class PluginsCheck final : public Check {
  public:
-  std::string_view id() const override { return "plugins"; }
+  std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "Site check plugins"; }
   int order() const override { return 1000; }  // last: the site's own checks close the report
   std::vector<std::string_view> finding_ids() const override {

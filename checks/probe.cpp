@@ -4,15 +4,19 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <nlohmann/json.hpp>
+
 #include "probe_support.h"
 #include "rocm_doctor/check.h"
 
 namespace rocm_doctor {
 namespace {
 
+constexpr std::string_view kCheckId = "probe";
+
 Fix rerun_fix(const std::string& name) {
   const std::string tool = name == "smi" ? "rocm-smi" : "rocminfo";
-  return make_fix("probe",
+  return make_fix(kCheckId,
                   fmt::format("Reproduce outside the doctor with the vendor tool ({}), with the runtime's own logging "
                               "on; `--level quick` skips the runtime probes meanwhile.",
                               tool),
@@ -76,7 +80,7 @@ std::optional<Finding> judge(const std::string& name, const nlohmann::json& outc
 
 class ProbeCheck final : public Check {
  public:
-  std::string_view id() const override { return "probe"; }
+  std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "Runtime probes"; }
   int order() const override { return 65; }
   std::vector<std::string_view> finding_ids() const override {

@@ -3,11 +3,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <nlohmann/json.hpp>
+
 #include "probe_support.h"
 #include "rocm_doctor/check.h"
 
 namespace rocm_doctor {
 namespace {
+
+constexpr std::string_view kCheckId = "smi";
 
 using nlohmann::json;
 
@@ -51,7 +55,7 @@ std::optional<Finding> ecc_finding(const json& device) {
   for (const auto& block : blocks) finding.with_evidence("rocm-smi ECC counters", block);
   if (uncorrectable > 0) {
     finding.with_fix(
-        make_fix("smi",
+        make_fix(kCheckId,
                  "Look at the driver's RAS log and the retired pages; report the board to its vendor if "
                  "the count keeps rising.",
                  {"sudo dmesg | grep -iE 'amdgpu.*(ras|ecc|uncorrect)' | tail -n 30", "rocm-smi --showrasinfo all"},
@@ -84,7 +88,7 @@ std::optional<Finding> heat_finding(const json& device) {
               "A GPU at its temperature limit throttles its clocks and, past the critical limit, "
               "shuts down: check airflow, fans and the cooler.");
   for (const auto& line : hot) finding.with_evidence("rocm-smi temperature", line);
-  finding.with_fix(make_fix("smi",
+  finding.with_fix(make_fix(kCheckId,
                             "Watch temperatures and fan speed while idle; clean the cooler and check the case airflow.",
                             {"rocm-smi --showtemp --showfan"}));
   return finding;
@@ -99,7 +103,7 @@ std::optional<Finding> throttle_finding(const json& device) {
                          "The firmware is holding the clocks down (power, current or temperature limit). At "
                          "idle that points at cooling or a power cap set too low; under load it costs speed.")
                      .with_evidence("rocm-smi gpu_metrics throttle_status", fmt::format("0x{:x}", status));
-  finding.with_fix(make_fix("smi", "See which limit is active and compare the power cap with the board's default.",
+  finding.with_fix(make_fix(kCheckId, "See which limit is active and compare the power cap with the board's default.",
                             {"rocm-smi --showpower --showmaxpower --showtemp"}));
   return finding;
 }
@@ -120,15 +124,15 @@ Finding init_finding(const CheckContext& ctx, const json& outcome, const json& r
                          fmt::format("status {}", error.value("code", -1)));
   probe_support::with_stderr(finding, outcome, "smi");
   if (!expected) {
-    finding.with_fix(make_fix("smi", "Run rocm-smi to see the full error, then fix the driver or permissions it names.",
-                              {"rocm-smi"}));
+    finding.with_fix(make_fix(
+        kCheckId, "Run rocm-smi to see the full error, then fix the driver or permissions it names.", {"rocm-smi"}));
   }
   return finding;
 }
 
 class SmiCheck final : public Check {
  public:
-  std::string_view id() const override { return "smi"; }
+  std::string_view id() const override { return kCheckId; }
   std::string_view title() const override { return "GPU health (rocm-smi)"; }
   int order() const override { return 75; }
   std::vector<std::string_view> finding_ids() const override {

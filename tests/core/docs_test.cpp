@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -80,6 +81,34 @@ TEST(Docs, EveryFindingIdLiteralInTheChecksIsDeclared) {
     }
   }
   EXPECT_GE(seen, declared.size()) << "the scan found fewer id literals than declared ids: is the pattern stale?";
+}
+
+// docs/checks.md's table "check -> finding-id prefixes": check ids and finding-id
+// prefixes differ (rocm-install emits rocm.*), so the table must say exactly
+// which prefixes each check's finding_ids() use, no more and no fewer.
+std::map<std::string, std::set<std::string>> documented_prefixes() {
+  const std::string page(checks_document());
+  std::map<std::string, std::set<std::string>> table;
+  const std::regex row(R"(\n\| `([a-z0-9-]+)` \| ([^\n]*) \|)");
+  const std::regex prefix(R"(`([a-z0-9-]+)\.`)");
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), row); it != std::sregex_iterator(); ++it) {
+    const std::string cells = (*it)[2];
+    for (auto p = std::sregex_iterator(cells.begin(), cells.end(), prefix); p != std::sregex_iterator(); ++p) {
+      table[(*it)[1]].insert((*p)[1]);
+    }
+  }
+  return table;
+}
+
+TEST(Docs, ThePrefixTableNamesEachChecksFindingIdPrefixes) {
+  const auto table = documented_prefixes();
+  for (const Check* check : registered_checks()) {
+    std::set<std::string> prefixes;
+    for (const auto id : check->finding_ids()) prefixes.emplace(id.substr(0, id.find('.')));
+    const auto row = table.find(std::string(check->id()));
+    ASSERT_NE(row, table.end()) << "docs/checks.md's prefix table has no row for " << check->id();
+    EXPECT_EQ(row->second, prefixes) << "docs/checks.md's prefix table is wrong for " << check->id();
+  }
 }
 
 // Policy findings are policy.<rule name>: one section per rule kind, and the family's own.
