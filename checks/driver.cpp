@@ -6,14 +6,12 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/kernel_cmdline_fix.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_pci_vendors();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::driver {
 
@@ -192,17 +190,8 @@ Finding no_amd_gpu(const PciScan& scan) {
                {"lspci -nn -d 1002:"}));
 }
 
-std::string cmdline_fix_command(const SystemFacts& facts, const std::vector<std::string>& words) {
-  const bool fedora_like = facts.os_id == "fedora" || facts.os_id == "rhel" || facts.os_id == "centos" ||
-                           facts.os_id == "rocky" || facts.os_id == "almalinux" || facts.os_id == "ol" ||
-                           facts.os_id_like.find("rhel") != std::string::npos ||
-                           facts.os_id_like.find("fedora") != std::string::npos;
-  if (fedora_like) return "sudo grubby --update-kernel=ALL --remove-args=" + shell_quote(join(words, " "));
-  return "sudoedit /etc/default/grub";
-}
-
-Finding nomodeset(const KernelCmdline& cmdline, const SystemFacts& facts, std::string_view cmdline_text,
-                  bool module_loaded) {
+Finding nomodeset(const Host& host, const KernelCmdline& cmdline, const SystemFacts& facts,
+                  std::string_view cmdline_text, bool module_loaded) {
   std::vector<std::string> words;
   for (const auto& word : cmdline.amdgpu_words) {
     if (word.find("blacklist") == std::string::npos) words.push_back(word);
@@ -215,19 +204,8 @@ Finding nomodeset(const KernelCmdline& cmdline, const SystemFacts& facts, std::s
                          "framebuffer. Keep the amdgpu driver: do not purge or blacklist it.")
                      .with_evidence("/proc/cmdline", std::string(trim(cmdline_text)))
                      .with_evidence("/sys/module/amdgpu", module_loaded ? "present" : "absent (driver not loaded)");
-  std::vector<std::string> commands = {cmdline_fix_command(facts, words)};
-  std::string description = "Remove " + join(words, " ") + " from the kernel command line and reboot.";
-  if (commands.front().starts_with("sudoedit")) {
-    description +=
-        " Delete the word(s) from GRUB_CMDLINE_LINUX_DEFAULT and GRUB_CMDLINE_LINUX in "
-        "/etc/default/grub, then regenerate the GRUB configuration.";
-    commands.push_back(facts.os_id == "debian" || facts.os_id == "ubuntu" ||
-                               facts.os_id_like.find("debian") != std::string::npos
-                           ? "sudo update-grub"
-                           : "sudo grub2-mkconfig -o /boot/grub2/grub.cfg");
-  }
-  commands.push_back("sudo reboot");
-  return finding.with_fix(make_fix(kCheckId, description, commands, {.root = true, .reboot = true}));
+  return finding.with_fix(kernel_cmdline_fix(
+      kCheckId, host, facts, "Remove " + join(words, " ") + " from the kernel command line", {}, words));
 }
 
 std::string module_file(const Host& host, const std::string& release) {
@@ -263,10 +241,9 @@ Finding amdgpu_not_loaded(const CheckContext& ctx, const std::vector<PciFunction
       if (word.find("blacklist") != std::string::npos) words.push_back(word);
     }
     finding.with_evidence("/proc/cmdline", join(words, " "));
-    finding.with_fix(make_fix(kCheckId,
-                              "The kernel command line blacklists amdgpu: remove " + join(words, " ") +
-                                  " (GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub), regenerate GRUB, reboot.",
-                              {cmdline_fix_command(facts, words), "sudo reboot"}, {.root = true, .reboot = true}));
+    finding.with_fix(kernel_cmdline_fix(kCheckId, ctx.host(), facts,
+                                        "The kernel command line blacklists amdgpu: remove " + join(words, " "), {},
+                                        words));
   } else if (vfio) {
     finding.with_fix(make_fix(kCheckId,
                               "The GPU is reserved for a virtual machine by vfio-pci. Remove its id from the "
@@ -432,7 +409,8 @@ class DriverCheck final : public Check {
     const bool module_loaded = host.exists("/sys/module/amdgpu");
     const auto cmdline_text = host.read_file("/proc/cmdline").value_or("");
     const auto cmdline = parse_kernel_cmdline(cmdline_text);
-    if (!kfd && cmdline.disables_modeset()) return {{nomodeset(cmdline, facts, cmdline_text, module_loaded)}};
+    if (!kfd && cmdline.disables_modeset())
+      return {{nomodeset(ctx.host(), cmdline, facts, cmdline_text, module_loaded)}};
     if (!kfd && !module_loaded && facts.container.empty()) return {{amdgpu_not_loaded(ctx, amd, cmdline)}};
     if (!kfd) return {{kfd_missing(ctx, module_loaded)}};
     if (const auto node = host.stat_node("/dev/kfd"); node && node->type != EntryType::char_device) {

@@ -9,6 +9,7 @@
 
 #include "driver.h"
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/kernel_cmdline_fix.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 
@@ -194,20 +195,9 @@ class DriverConfigCheck final : public Check {
                                 commands, {.root = true, .reboot = true}));
     }
     if (!cmdline_words.empty()) {
-      std::vector<std::string> commands;
-      if (family == Family::rhel) {
-        commands.push_back("sudo grubby --update-kernel=ALL --remove-args=" + shell_quote(join(cmdline_words, " ")));
-      } else {
-        commands.push_back("sudoedit /etc/default/grub");
-        commands.push_back(family == Family::debian ? "sudo update-grub"
-                                                    : "sudo grub2-mkconfig -o /boot/grub2/grub.cfg");
-      }
-      commands.push_back("sudo reboot");
-      finding.with_fix(make_fix(kCheckId,
-                                "Remove " + join(cmdline_words, " ") +
-                                    " from the kernel command line (GRUB_CMDLINE_LINUX_DEFAULT and "
-                                    "GRUB_CMDLINE_LINUX) and reboot.",
-                                commands, {.root = true, .reboot = true}));
+      finding.with_fix(kernel_cmdline_fix(kCheckId, ctx.host(), facts,
+                                          "Remove " + join(cmdline_words, " ") + " from the kernel command line", {},
+                                          cmdline_words));
     }
     return finding;
   }

@@ -9,16 +9,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/kernel_cmdline_fix.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_topology();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::topology {
 namespace {
@@ -139,13 +137,6 @@ std::optional<Finding> link_finding(const Host& host, const Gpu& gpu) {
       {shell_command({"sudo", "lspci", "-vv", "-s", gpu.bdf}) + " | grep -E 'LnkCap|LnkSta'"}, FixNeeds{.root = true}));
 }
 
-std::string boot_loader_command(const SystemFacts& facts) {
-  const auto like = facts.os_id + " " + facts.os_id_like;
-  if (like.find("debian") != std::string::npos || like.find("ubuntu") != std::string::npos) return "sudo update-grub";
-  if (like.find("suse") != std::string::npos) return "sudo grub2-mkconfig -o /boot/grub2/grub.cfg";
-  return "sudo grub2-mkconfig -o /boot/grub2/grub.cfg";
-}
-
 std::optional<Finding> iommu_finding(const CheckContext& ctx, const std::vector<const Gpu*>& gpus) {
   const auto& host = ctx.host();
   const auto units = host.list_dir("/sys/class/iommu");
@@ -184,23 +175,13 @@ std::optional<Finding> iommu_finding(const CheckContext& ctx, const std::vector<
           .with_evidence("/proc/cmdline", cmdline)
           .with_evidence("/sys/class/iommu", names.empty() ? "empty" : join(names, ", "));
   for (auto& item : evidence) finding.evidence.push_back(std::move(item));
-  const auto grub = host.read_file("/etc/default/grub");
-  const auto current = grub ? grub_default_cmdline(*grub) : std::nullopt;
-  std::vector<std::string> commands;
-  if (current) {
-    finding.with_evidence("/etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"" + *current + "\"");
-    const auto updated = trim(*current).empty() ? std::string("iommu=pt") : std::string(trim(*current)) + " iommu=pt";
-    commands.push_back(shell_command(
-        {"sudo", "sed", "-i", "s/^GRUB_CMDLINE_LINUX_DEFAULT=.*/GRUB_CMDLINE_LINUX_DEFAULT=\"" + updated + "\"/",
-         "/etc/default/grub"}));
-  } else {
-    commands.push_back("echo 'GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"' | sudo tee -a /etc/default/grub");
+  if (const auto grub = host.read_file("/etc/default/grub")) {
+    if (const auto current = grub_variable(*grub, "GRUB_CMDLINE_LINUX_DEFAULT")) {
+      finding.with_evidence("/etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"" + *current + "\"");
+    }
   }
-  commands.push_back(boot_loader_command(facts));
-  return finding.with_fix(make_fix(kCheckId,
-                                   "Add iommu=pt to the kernel command line in /etc/default/grub "
-                                   "(GRUB_CMDLINE_LINUX_DEFAULT), regenerate the GRUB configuration and reboot:",
-                                   std::move(commands), FixNeeds{.root = true, .reboot = true}));
+  return finding.with_fix(
+      kernel_cmdline_fix(kCheckId, host, facts, "Add iommu=pt to the kernel command line", {"iommu=pt"}, {}));
 }
 
 std::optional<Finding> numa_finding(const Host& host, const std::vector<const Gpu*>& gpus) {

@@ -51,7 +51,4 @@ std::string resolve_link(std::string_view folder, std::string_view target);
 // "/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0" -> "/sys/devices/pci0000:00/0000:00:01.1".
 std::string parent_path(std::string_view path);
 
-// "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"" -> "quiet splash"; nullopt when the variable is absent.
-std::optional<std::string> grub_default_cmdline(std::string_view etc_default_grub);
-
 }  // namespace rocm_doctor::topology

@@ -112,18 +112,4 @@ std::string parent_path(std::string_view path) {
   return std::string(path.substr(0, slash));
 }
 
-std::optional<std::string> grub_default_cmdline(std::string_view etc_default_grub) {
-  std::optional<std::string> value;
-  for (const auto line : lines(etc_default_grub)) {
-    const auto text = trim(line);
-    if (!text.starts_with("GRUB_CMDLINE_LINUX_DEFAULT=")) continue;
-    auto rest = text.substr(std::string_view("GRUB_CMDLINE_LINUX_DEFAULT=").size());
-    if (rest.size() >= 2 && (rest.front() == '"' || rest.front() == '\'') && rest.back() == rest.front()) {
-      rest = rest.substr(1, rest.size() - 2);
-    }
-    value = std::string(rest);
-  }
-  return value;
-}
-
 }  // namespace rocm_doctor::topology

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rocm_doctor/kernel_cmdline_fix.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -88,11 +89,12 @@ TEST(TopologyParsers, IoLinksBarsIommuGrub) {
   EXPECT_EQ(cmdline_iommu_arg("ro quiet amd_iommu=on", args), std::nullopt);
   EXPECT_EQ(cmdline_iommu_arg("ro iommu=pt amd_iommu=off", args), "amd_iommu=off");
 
+  constexpr std::string_view kDefault = "GRUB_CMDLINE_LINUX_DEFAULT";
   EXPECT_EQ(
-      grub_default_cmdline("GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"\nGRUB_CMDLINE_LINUX=\"\"\n"),
+      grub_variable("GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"\nGRUB_CMDLINE_LINUX=\"\"\n", kDefault),
       "quiet splash");
-  EXPECT_EQ(grub_default_cmdline("GRUB_CMDLINE_LINUX_DEFAULT=''\n"), "");
-  EXPECT_EQ(grub_default_cmdline("GRUB_CMDLINE_LINUX=\"rhgb quiet\"\n"), std::nullopt);
+  EXPECT_EQ(grub_variable("GRUB_CMDLINE_LINUX_DEFAULT=''\n", kDefault), "");
+  EXPECT_EQ(grub_variable("GRUB_CMDLINE_LINUX=\"rhgb quiet\"\n", kDefault), std::nullopt);
 
   EXPECT_EQ(resolve_link("/sys/bus/pci/devices", "../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0"),
             "/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0");
