@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -35,6 +37,11 @@ struct JudgeCase {
   Cause cause;
   bool via_acl;
 };
+
+// Names the case in test listings (gtest would print a hex dump of the struct).
+void PrintTo(const JudgeCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 const access::GroupFacts kRenderMember{"render", true};
 const access::GroupFacts kRenderStranger{"render", false};

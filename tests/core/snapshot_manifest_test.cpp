@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 namespace rocm_doctor {
 namespace {
 
@@ -64,6 +66,11 @@ struct BadManifest {
   const char* text;
   const char* expected_message;
 };
+
+// Names the case in test listings (gtest would print a hex dump of the struct).
+void PrintTo(const BadManifest& c, std::ostream* os) {
+  *os << "manifest that fails with \"" << c.expected_message << '"';
+}
 
 class MalformedManifest : public ::testing::TestWithParam<BadManifest> {};
 

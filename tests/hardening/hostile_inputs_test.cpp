@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <random>
 #include <string>
 
@@ -143,6 +144,11 @@ struct BadNumber {
   std::string value;
   std::string expected;  // in the finding
 };
+
+// Names the case in test listings (gtest would print a hex dump of the struct).
+void PrintTo(const BadNumber& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class HostileNumber : public ::testing::TestWithParam<BadNumber> {};
 
