@@ -5,12 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "apu_memory.h"
+#include "embedded_data.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_apu_memory();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::apu_memory {
 

@@ -6,12 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "embedded_data.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_distro_suites();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor::distro_suite {
 

@@ -9,15 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "distro_suite.h"
+#include "embedded_data.h"
 #include "packages.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_rocm_packages();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor {
 namespace {

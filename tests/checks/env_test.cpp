@@ -42,7 +42,8 @@ TEST(EnvCheck, HarmlessSettingsAreListedInTheOkFinding) {
 }
 
 TEST(EnvCheck, LaunchBlockingIsAWarningWithAnUnsetFix) {
-  const auto* finding = find_finding(run_env({{"HIP_LAUNCH_BLOCKING", "1"}}), "env.launch-blocking");
+  const auto report = run_env({{"HIP_LAUNCH_BLOCKING", "1"}});
+  const auto* finding = find_finding(report, "env.launch-blocking");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::warning);
   ASSERT_EQ(finding->fixes.size(), 1U);
@@ -79,14 +80,15 @@ TEST(EnvCheck, QuietLogLevelsAreNotDebugLogging) {
 }
 
 TEST(EnvCheck, ABadAllocatorConfigIsAnError) {
-  const auto* finding =
-      find_finding(run_env({{"PYTORCH_HIP_ALLOC_CONF", "expandable_segments:maybe"}}), "env.alloc-conf-invalid");
+  const auto report = run_env({{"PYTORCH_HIP_ALLOC_CONF", "expandable_segments:maybe"}});
+  const auto* finding = find_finding(report, "env.alloc-conf-invalid");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::error);
 }
 
 TEST(EnvCheck, AMisspelledNameGetsARenameFix) {
-  const auto* finding = find_finding(run_env({{"HSA_OVERIDE_GFX_VERSION", "11.0.0"}}), "env.unknown-variable");
+  const auto report = run_env({{"HSA_OVERIDE_GFX_VERSION", "11.0.0"}});
+  const auto* finding = find_finding(report, "env.unknown-variable");
   ASSERT_NE(finding, nullptr);
   EXPECT_NE(finding->summary.find("did you mean HSA_OVERRIDE_GFX_VERSION?"), std::string::npos) << finding->summary;
   const auto& commands = finding->fixes.at(0).commands;
@@ -94,14 +96,16 @@ TEST(EnvCheck, AMisspelledNameGetsARenameFix) {
 }
 
 TEST(EnvCheck, RocmPathToNothingIsAnErrorAndUnsetWithoutAnInstall) {
-  const auto* finding = find_finding(run_env({{"ROCM_PATH", "/opt/rocm-9.9"}}), "env.path-invalid");
+  const auto report = run_env({{"ROCM_PATH", "/opt/rocm-9.9"}});
+  const auto* finding = find_finding(report, "env.path-invalid");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->summary, "ROCM_PATH=/opt/rocm-9.9 does not exist");
   EXPECT_EQ(finding->fixes.at(0).commands, std::vector<std::string>{"unset ROCM_PATH"});
 }
 
 TEST(EnvCheck, ARelativeRocmPathIsNotAnAbsolutePath) {
-  const auto* finding = find_finding(run_env({{"HIP_PATH", "rocm"}}), "env.path-invalid");
+  const auto report = run_env({{"HIP_PATH", "rocm"}});
+  const auto* finding = find_finding(report, "env.path-invalid");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->summary, "HIP_PATH=rocm is not an absolute path");
 }

@@ -38,31 +38,32 @@ TEST(ProbeCheck, ACrashNamesTheSignalAndTheStep) {
 }
 
 TEST(ProbeCheck, AnExitWithoutResultIsACrashWithItsCode) {
-  const auto* finding = find_finding(run_with("smi", {{"status", "crashed"}, {"exit_code", 3}}), "probe.crashed");
+  const auto report = run_with("smi", {{"status", "crashed"}, {"exit_code", 3}});
+  const auto* finding = find_finding(report, "probe.crashed");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->summary, "The smi probe exited with code 3 without a result");
   EXPECT_EQ(finding->fixes.at(0).commands.at(0), "rocm-smi");
 }
 
 TEST(ProbeCheck, AHangSaysTheTimeLimit) {
-  const auto* finding = find_finding(
-      run_with("hip", {{"status", "timeout"}, {"timeout_ms", 5000}, {"elapsed_ms", 5003}}), "probe.timeout");
+  const auto report = run_with("hip", {{"status", "timeout"}, {"timeout_ms", 5000}, {"elapsed_ms", 5003}});
+  const auto* finding = find_finding(report, "probe.timeout");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::error);
   EXPECT_EQ(finding->summary, "The hip probe hung and was killed after 5000 ms");
 }
 
 TEST(ProbeCheck, UnreadableOutputIsAWarningWithTheOutput) {
-  const auto* finding =
-      find_finding(run_with("hip", {{"status", "invalid-output"}, {"stdout_head", "hello"}}), "probe.invalid-output");
+  const auto report = run_with("hip", {{"status", "invalid-output"}, {"stdout_head", "hello"}});
+  const auto* finding = find_finding(report, "probe.invalid-output");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::warning);
   EXPECT_TRUE(has_evidence(*finding, "probe hip stdout", "hello"));
 }
 
 TEST(ProbeCheck, AProbeThatCouldNotStartIsAWarning) {
-  const auto* finding = find_finding(
-      run_with("smi", {{"status", "exec-failed"}, {"error", "execve: Permission denied"}}), "probe.exec-failed");
+  const auto report = run_with("smi", {{"status", "exec-failed"}, {"error", "execve: Permission denied"}});
+  const auto* finding = find_finding(report, "probe.exec-failed");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::warning);
   EXPECT_TRUE(has_evidence(*finding, "probe smi", "execve: Permission denied"));

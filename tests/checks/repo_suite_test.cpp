@@ -1,6 +1,8 @@
 // The apt suite AMD publishes for a release (distro_suite) and the repo-suite check.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "../../checks/distro_suite.h"
 #include "rocm_doctor/text.h"
 #include "support/snapshot_builder.h"
@@ -18,6 +20,11 @@ struct SuiteCase {
   const char* suite;  // "" = no judgement
   bool interim;
 };
+
+// Names the case in test listings (gtest would print a hex dump of the struct).
+void PrintTo(const SuiteCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class SuiteOf : public ::testing::TestWithParam<SuiteCase> {};
 

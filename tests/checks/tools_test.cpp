@@ -30,7 +30,8 @@ TEST(ToolsCheck, ToolsOnPathAreListedWithTheirPlace) {
 TEST(ToolsCheck, AToolOnlyInOptRocmIsMarkedNotOnPath) {
   SnapshotBuilder b;
   b.env("PATH", "/usr/bin:/bin").file("/opt/rocm/bin/amd-smi", "");
-  const auto* finding = find_finding(run_on(*b.open(), {"tools"}), "tools.installed");
+  const auto report = run_on(*b.open(), {"tools"});
+  const auto* finding = find_finding(report, "tools.installed");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(evidence_of(*finding, "amd-smi"), "/opt/rocm/bin/amd-smi (not on PATH)");
 }
@@ -50,7 +51,8 @@ TEST(ToolsCheck, AFolderNamedLikeAToolIsNotATool) {
 TEST(ToolsCheck, NoToolIsAnInfoNamingWhereItLooked) {
   SnapshotBuilder b;
   b.env("PATH", "/usr/bin:/bin");
-  const auto* finding = find_finding(run_on(*b.open(), {"tools"}), "tools.none");
+  const auto report = run_on(*b.open(), {"tools"});
+  const auto* finding = find_finding(report, "tools.none");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::info);
   EXPECT_EQ(evidence_of(*finding, "searched"), "/usr/bin:/bin and /opt/rocm/bin");

@@ -1,0 +1,71 @@
+// The `torch` check on recorded python-probe outcomes: no interpreter, no torch,
+// a crash or hang while importing it. (Wheel flavours, arch lists and versions are
+// covered by the torch-* scenarios; Debian's real torch by RealTorch.*.)
+#include <gtest/gtest.h>
+
+#include "support/snapshot_builder.h"
+
+namespace rocm_doctor::testing {
+namespace {
+
+using nlohmann::json;
+
+Report run_probe(const json& outcome) {
+  SnapshotBuilder b;
+  b.probe("python", outcome);
+  return run_on(*b.open(), {"torch"});
+}
+
+TEST(TorchCheck, NoProbeSkipsTheCheck) {
+  SnapshotBuilder b;
+  const auto report = run_on(*b.open(), {"torch"});
+  ASSERT_FALSE(report.checks.empty());
+  EXPECT_EQ(report.checks[0].status, CheckStatus::skipped);
+}
+
+TEST(TorchCheck, NoInterpreterIsAnInfo) {
+  const auto report = run_probe({{"status", "ok"}, {"result", {{"executable", ""}, {"error", "no python3 on PATH"}}}});
+  const auto* finding = find_finding(report, "torch.no-python");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->severity, Severity::info);
+}
+
+TEST(TorchCheck, NoTorchIsAnInfoNamingTheInterpreter) {
+  const auto report = run_probe({{"status", "ok"}, {"result", {{"executable", "/usr/bin/python3"}}}});
+  const auto* finding = find_finding(report, "torch.not-installed");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->severity, Severity::info);
+  EXPECT_EQ(finding->summary, "PyTorch is not installed for /usr/bin/python3");
+}
+
+TEST(TorchCheck, ACrashWhileImportingIsAnErrorWithACleanImportToTry) {
+  const auto report = run_probe({{"status", "crashed"}, {"signal_name", "SIGSEGV"}});
+  const auto* finding = find_finding(report, "torch.import-failed");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->severity, Severity::error);
+  EXPECT_EQ(finding->summary, "Python crashed (SIGSEGV) while importing torch");
+  EXPECT_EQ(finding->fixes.at(0).commands.at(0),
+            "env -u LD_LIBRARY_PATH -u LD_PRELOAD python3 -c 'import torch; print(torch.__version__)'");
+}
+
+TEST(TorchCheck, AHangIsAWarningWithMoreTime) {
+  const auto report = run_probe({{"status", "timeout"}, {"timeout_ms", 20000}});
+  const auto* finding = find_finding(report, "torch.probe-failed");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->severity, Severity::warning);
+  EXPECT_EQ(finding->summary, "Importing torch took longer than 20 s");
+  EXPECT_EQ(finding->fixes.at(0).commands.at(0), "rocm-doctor --only torch --probe-timeout 30");
+}
+
+TEST(TorchCheck, AnImportErrorIsAnError) {
+  const auto report = run_probe(
+      {{"status", "ok"},
+       {"result",
+        {{"executable", "/usr/bin/python3"}, {"torch", {{"error", "ImportError: libamdhip64.so.6: cannot open"}}}}}});
+  const auto* finding = find_finding(report, "torch.import-failed");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->summary, "import torch fails: ImportError: libamdhip64.so.6: cannot open");
+}
+
+}  // namespace
+}  // namespace rocm_doctor::testing
