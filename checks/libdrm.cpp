@@ -5,12 +5,9 @@
 // file another layer removed, are the usual cause.
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/shell.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_libdrm();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor {
 namespace {

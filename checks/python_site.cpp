@@ -8,15 +8,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_python_site();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor {
 
