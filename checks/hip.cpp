@@ -179,7 +179,7 @@ std::optional<Finding> version_finding(const CheckContext& ctx, const json& resu
   }
   if (install.active->layout == RocmLayout::legacy && !install.active->lib_dir.empty()) {
     return finding.with_fix(make_fix(
-        "hip", "Put the ROCm release's library folder first on the loader path (or remove the stray copy).",
+        kCheckId, "Put the ROCm release's library folder first on the loader path (or remove the stray copy).",
         {"echo " + shell_quote(install.active->lib_dir) + " | sudo tee /etc/ld.so.conf.d/rocm.conf", "sudo ldconfig"},
         FixNeeds{.root = true}));
   }
