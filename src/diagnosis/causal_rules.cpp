@@ -1,11 +1,8 @@
 // Parses checks/data/causal_rules.json (docs/architecture.md#root-causes).
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/diagnosis.h"
-
-namespace rocm_doctor::embedded {
-std::string_view data_causal_rules();
-}  // namespace rocm_doctor::embedded
 
 namespace rocm_doctor {
 

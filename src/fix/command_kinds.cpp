@@ -5,13 +5,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
-
-namespace embedded {
-std::string_view data_fix_commands();
-}
 
 namespace {
 

@@ -6,12 +6,9 @@
 #include <set>
 
 #include "core/explain.h"
+#include "embedded_data.h"
 
 namespace rocm_doctor {
-
-namespace embedded {
-std::string_view data_causal_rules();
-}
 
 namespace {
 
