@@ -76,7 +76,9 @@ std::string group_label(const NodeReport& report) {
 
 std::string basis_text(const NodeReport& report, const Identity& identity) {
   switch (report.verdict.basis) {
-    case access::Basis::measured: return "measured with access(2): " + *report.node.access;
+    case access::Basis::measured:
+      return "measured with access(2): " + *report.node.access +
+             (report.node.access_error ? " (" + *report.node.access_error + ")" : std::string());
     case access::Basis::root: return "running as root (uid 0)";
     case access::Basis::owner_bits: return fmt::format("judged from the owner bits: uid {} owns it", identity.uid);
     case access::Basis::group_bits:
@@ -203,6 +205,9 @@ std::string cause_text(const NodeReport& report) {
     case Cause::blocked:
       return "the permission bits allow it, yet access(2) was refused: a security module (SELinux, AppArmor), "
              "a container's device rules, or a user namespace that does not map the owning group";
+    case Cause::device_cgroup:
+      return "the permission bits allow it, yet access(2) answered EPERM: the device cgroup of this job, container "
+             "or pod does not include it";
     case Cause::none: break;
   }
   return "";
@@ -253,12 +258,23 @@ Finding acl_finding(const std::vector<const NodeReport*>& reports, const Subject
 }
 
 Finding ok_finding(const std::vector<NodeReport>& reports, const Subject& subject) {
-  const auto renders = reports.size() - 1;
-  const auto what = fmt::format("/dev/kfd and {} render node{}", renders, renders == 1 ? "" : "s");
-  auto finding = make_finding("access.ok", Severity::ok,
-                              subject.identity.uid == 0 ? "Running as root: " + what + " are open to this process"
-                                                        : "This process can open " + what + " for read/write")
-                     .because("ROCm opens /dev/kfd and the render node of every GPU it uses.");
+  const auto closed = static_cast<std::size_t>(std::count_if(
+      reports.begin(), reports.end(), [](const auto& r) { return r.verdict.outcome == Outcome::closed; }));
+  const auto renders = reports.size() - 1 - closed;
+  auto what = fmt::format("/dev/kfd and {} render node{}", renders, renders == 1 ? "" : "s");
+  std::string summary = subject.identity.uid == 0 ? "Running as root: " + what + " are open to this process"
+                                                  : "This process can open " + what + " for read/write";
+  if (closed > 0) {
+    summary += fmt::format("; {} more {} closed by its device cgroup (GPUs of other jobs)", closed,
+                           closed == 1 ? "is" : "are");
+  }
+  auto finding = make_finding("access.ok", Severity::ok, summary)
+                     .because(closed == 0 ? "ROCm opens /dev/kfd and the render node of every GPU it uses."
+                                          : "ROCm opens /dev/kfd and the render node of every GPU it uses. A job "
+                                            "(Slurm ConstrainDevices=yes, a container's --device list, a pod's "
+                                            "device plugin) is given some GPUs: the others' render nodes answer "
+                                            "EPERM and ROCm skips them, which is how it should be (the job check "
+                                            "lists the GPUs this job may use).");
   finding.evidence.push_back(identity_evidence(subject.identity));
   for (const auto& report : reports) finding.evidence.push_back(node_evidence(report, subject.identity));
   return finding;
@@ -266,7 +282,8 @@ Finding ok_finding(const std::vector<NodeReport>& reports, const Subject& subjec
 
 std::vector<Finding> findings_for(const std::vector<NodeReport>& reports, const Subject& subject) {
   const auto denied = [](const NodeReport& r) { return r.verdict.outcome == Outcome::denied; };
-  const auto kfd = select(reports, [&](const auto& r) { return denied(r) && r.path == kKfd; });
+  const auto kfd = select(
+      reports, [&](const auto& r) { return (denied(r) || r.verdict.outcome == Outcome::closed) && r.path == kKfd; });
   const auto render = select(reports, [&](const auto& r) { return denied(r) && r.path != kKfd; });
   const auto missing =
       select(reports, [&](const auto& r) { return denied(r) && r.verdict.cause == Cause::group_missing; });
@@ -287,8 +304,11 @@ std::vector<Finding> findings_for(const std::vector<NodeReport>& reports, const 
   if (!missing.empty()) findings.push_back(group_missing_finding(missing, subject));
   if (!relogin.empty()) findings.push_back(relogin_finding(relogin, subject));
   if (!acl.empty()) findings.push_back(acl_finding(acl, subject));
-  if (std::all_of(reports.begin(), reports.end(),
-                  [](const auto& r) { return r.verdict.outcome == Outcome::granted; })) {
+  // A render node the device cgroup closes belongs to another job's GPU: not a denial.
+  const auto usable = [](const NodeReport& r) {
+    return r.verdict.outcome == Outcome::granted || (r.verdict.outcome == Outcome::closed && r.path != kKfd);
+  };
+  if (kfd.empty() && std::all_of(reports.begin(), reports.end(), usable)) {
     findings.push_back(ok_finding(reports, subject));
   }
   return findings;

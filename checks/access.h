@@ -27,6 +27,7 @@ enum class Outcome {
   granted,
   denied,
   unknown,  // mode bits deny, an ACL may grant, and nothing was measured
+  closed,   // the process's device cgroup refuses it (EPERM): a GPU of another job, by design
 };
 
 // Which evidence the outcome rests on.
@@ -44,7 +45,8 @@ enum class Cause {
   relogin_required,  // configured in the owning group, but the process lacks the gid
   group_missing,     // not configured in the owning group, whose bits would grant rw
   mode_denies,       // the mode gives the process's class no rw (e.g. 0600, group root)
-  blocked,           // the mode grants rw but the measured access is denied (LSM, cgroup, userns)
+  blocked,           // the mode grants rw but the measured access is denied (LSM, userns)
+  device_cgroup,     // access(2) answered EPERM: the device cgroup (Slurm, a container, a pod) refuses it
 };
 
 struct Verdict {

@@ -63,6 +63,14 @@ std::optional<Fix> cause_fix(Cause cause, bool in_container) {
                     "renderD*, then reload them",
                     {"sudo udevadm control --reload-rules", "sudo udevadm trigger"}, FixNeeds{.root = true});
   }
+  if (cause == Cause::device_cgroup) {
+    return make_fix(kCheckId, in_container
+                                  ? "Start the container with the device (--device=/dev/kfd; a Kubernetes pod gets it "
+                                    "from the AMD GPU device plugin with an amd.com/gpu limit)"
+                                  : "The device cgroup of this job refuses /dev/kfd: the site's rules must allow it to "
+                                    "every GPU job (Slurm: /dev/kfd is not a GRES File, so keep it out of gres.conf "
+                                    "and allowed by the cgroup plugin), then start the job again");
+  }
   if (cause != Cause::blocked) return std::nullopt;
   if (in_container) {
     return make_fix(kCheckId,

@@ -40,6 +40,13 @@ Verdict judge(const NodeInfo& node, const Identity& identity, const GroupFacts& 
   if (node.access) {
     verdict.basis = Basis::measured;
     verdict.outcome = *node.access == "rw" ? Outcome::granted : Outcome::denied;
+    // The permission bits passed and the device cgroup said no: the kernel
+    // checks the cgroup only after the mode (inode_permission), with EPERM.
+    if (verdict.outcome == Outcome::denied && node.access_error == "EPERM") {
+      verdict.outcome = Outcome::closed;
+      verdict.cause = Cause::device_cgroup;
+      return verdict;
+    }
   } else if (identity.uid == 0) {
     verdict.basis = Basis::root;
     verdict.outcome = Outcome::granted;

@@ -7,6 +7,7 @@
 #include "env.h"
 #include "env_lint.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
+#include "rocm_doctor/facts/job_gpus.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor::env_check {
@@ -29,6 +30,25 @@ std::vector<std::string> gpu_uuids(const Host& host, const GpuInventory& invento
   return uuids;
 }
 
+// Why index `index` names no GPU: the machine has fewer, or (inside a confined
+// job) the job's GPUs are numbered from 0 and this one is not among them.
+std::string missing_gpu_text(unsigned index, int kfd_count, const JobGpus& job) {
+  if (!job.confined()) {
+    return fmt::format("there is no GPU {} (the driver lists {} GPU(s): 0 to {})", index, kfd_count, kfd_count - 1);
+  }
+  return fmt::format(
+      "index {} names a GPU this job cannot use: its device cgroup leaves it {} of the machine's {} GPUs, which ROCm "
+      "numbers 0 to {}",
+      index, kfd_count, job.machine_gpus, kfd_count - 1);
+}
+
+// A list that repeats the scheduler's global ids (SLURM_JOB_GPUS) inside a
+// confined job: ids, not the job's indices.
+bool repeats_global_ids(const std::string& value, const JobGpus& job) {
+  if (!job.confined() || !job.job || job.job->allocated.empty()) return false;
+  return parse_gpu_id_list(value) == job.job->allocated;
+}
+
 }  // namespace
 
 void visibility_findings(const CheckContext& ctx, const Environment& env, std::vector<Finding>& findings) {
@@ -36,6 +56,7 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
   const int kfd_count = static_cast<int>(inventory.kfd_gpus().size());
   const bool judge_existence = !ctx.options().image_mode && kfd_count > 0;
   const auto uuids = gpu_uuids(ctx.host(), inventory);
+  const auto& job = ctx.fact<JobGpus>();
   std::optional<int> rocr_count;  // GPUs left after ROCR_VISIBLE_DEVICES
   std::map<std::string, DeviceList> parsed;
   const auto invalid = [&](const std::string& name, const std::string& value, const std::string& what,
@@ -47,8 +68,20 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
                                             name))
                        .with_evidence("env " + name, value);
     if (!token.empty()) finding.with_evidence("bad entry", token);
-    if (judge_existence)
+    if (judge_existence && job.confined()) {
+      finding.with_evidence("/sys/class/kfd/kfd/topology/nodes",
+                            fmt::format("{} GPU(s) this job may use, {} on the machine", kfd_count, job.machine_gpus));
+    } else if (judge_existence) {
       finding.with_evidence("/sys/class/kfd/kfd/topology/nodes", fmt::format("{} GPU(s)", kfd_count));
+    }
+    if (repeats_global_ids(value, job)) {
+      finding.detail += fmt::format(
+          " {} holds the scheduler's global GPU ids ({}={}). Inside a job whose device cgroup keeps it to its GPUs, "
+          "ROCm sees only those and numbers them from 0 (Slurm itself sets ROCR_VISIBLE_DEVICES=0,... under "
+          "ConstrainDevices=yes), so the ids name GPUs this job cannot use.",
+          name, job.job->gpu_variables.contains("SLURM_STEP_GPUS") ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS",
+          join(job.job->allocated, ","));
+    }
     std::vector<std::string> all;
     for (int i = 0; i < kfd_count; ++i) all.push_back(std::to_string(i));
     std::vector<std::string> commands = {"unset " + name};
@@ -79,16 +112,16 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
     bool ok = true;
     for (const auto& token : list.tokens) {
       if (token.index && static_cast<int>(*token.index) >= kfd_count) {
-        invalid(name, *value,
-                fmt::format("there is no GPU {} (the driver lists {} GPU(s): 0 to {})", *token.index, kfd_count,
-                            kfd_count - 1),
-                token.text);
+        invalid(name, *value, missing_gpu_text(*token.index, kfd_count, job), token.text);
         ok = false;
         break;
       }
       if (!token.uuid.empty() && !uuids.empty() &&
           std::none_of(uuids.begin(), uuids.end(), [&](const std::string& u) { return u == token.uuid; })) {
-        invalid(name, *value, "no GPU has this UUID (rocminfo | grep Uuid lists them)", token.text);
+        invalid(name, *value,
+                job.confined() ? "no GPU this job may use has this UUID (rocminfo | grep Uuid lists them)"
+                               : "no GPU has this UUID (rocminfo | grep Uuid lists them)",
+                token.text);
         ok = false;
         break;
       }
@@ -126,10 +159,7 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
                                   {"unset " + name}));
         findings.push_back(std::move(finding));
       } else {
-        invalid(name, value,
-                fmt::format("there is no GPU {} (the driver lists {} GPU(s): 0 to {})", *token.index, kfd_count,
-                            kfd_count - 1),
-                token.text);
+        invalid(name, value, missing_gpu_text(*token.index, kfd_count, job), token.text);
       }
       break;
     }

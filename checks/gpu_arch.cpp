@@ -286,6 +286,12 @@ class GpuArchCheck final : public Check {
       return CheckOutcome::skipped("no GPU while building an image: pass --target-gfx to judge the image's targets");
     }
     if (!use_targets && gpus.empty()) {
+      const auto pci = inventory.pci_gpus();
+      if (!pci.empty() && std::all_of(pci.begin(), pci.end(), [](const Gpu* gpu) { return gpu->closed; })) {
+        return CheckOutcome::skipped(fmt::format(
+            "this process may use none of the machine's {} GPU(s): its device cgroup closes them (the job check)",
+            pci.size()));
+      }
       auto findings = kfd_problem_findings(inventory);
       if (inventory.amdgpu_loaded && inventory.kfd_present && !inventory.pci_gpus().empty()) {
         findings.push_back(none_visible(inventory));

@@ -295,9 +295,9 @@ std::optional<Finding> unsupported_kernel(const SystemFacts& facts, const kb::Re
                                    commands, {.root = facts.os_id == "ubuntu", .reboot = facts.os_id == "ubuntu"}));
 }
 
-std::optional<Finding> virtualized(const Host& host) {
+std::optional<Finding> virtualized(const Host& host, std::string& hypervisor,
+                                   const std::vector<VirtualFunction>& functions) {
   std::vector<std::pair<std::string, std::string>> evidence;
-  std::string hypervisor;
   if (const auto cpuinfo = host.read_file("/proc/cpuinfo", 8U << 20); cpuinfo && cpuinfo_has_hypervisor(*cpuinfo)) {
     evidence.emplace_back("/proc/cpuinfo", "flags include hypervisor");
   }
@@ -311,20 +311,13 @@ std::optional<Finding> virtualized(const Host& host) {
     evidence.emplace_back("/sys/class/dmi/id/sys_vendor", vendor + " / " + product);
     break;
   }
-  std::vector<std::string> functions;
-  for (const auto& entry : host.list_dir("/sys/bus/pci/devices").value_or(std::vector<DirEntry>{})) {
-    const auto base = "/sys/bus/pci/devices/" + entry.name;
-    const auto vendor_id =
-        host.read_file(base + "/vendor").map([](const std::string& t) { return driver::parse_sysfs_hex(t); });
-    if (!vendor_id || *vendor_id != driver::kAmdVendor) continue;
-    if (host.read_link(base + "/physfn")) functions.push_back(entry.name);
-  }
-  for (const auto& bdf : functions)
-    evidence.emplace_back("/sys/bus/pci/devices/" + bdf + "/physfn", "SR-IOV virtual function");
+  // A VF beside its PF (physfn) is the SR-IOV host, not a guest: os.sriov-vf says so.
   if (evidence.empty()) return std::nullopt;
   std::string summary =
       hypervisor.empty() ? "Running in a virtual machine" : "Running in a " + hypervisor + " virtual machine";
-  if (!functions.empty()) summary = "AMD GPU SR-IOV virtual function(s) at " + join(functions, ", ");
+  const bool guest_vf =
+      std::any_of(functions.begin(), functions.end(), [](const auto& f) { return f.physical.empty(); });
+  if (guest_vf) summary += " with an SR-IOV virtual function of the GPU (os.sriov-vf)";
   auto finding = make_finding("os.virtualized", Severity::info, summary)
                      .because(
                          "ROCm supports GPUs in virtual machines only in listed setups (KVM passthrough or SR-IOV of "
@@ -341,7 +334,7 @@ class PlatformCheck final : public Check {
   std::string_view title() const override { return "Platform support"; }
   int order() const override { return 11; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"os.unsupported", "os.kernel-unsupported", "os.virtualized"};
+    return {"os.unsupported", "os.kernel-unsupported", "os.virtualized", "os.sriov-vf"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {
@@ -351,7 +344,10 @@ class PlatformCheck final : public Check {
     std::vector<Finding> findings;
     const bool native = !ctx.options().image_mode && facts.container.empty();
     if (native) {
-      if (auto finding = virtualized(ctx.host())) findings.push_back(std::move(*finding));
+      const auto functions = virtual_functions(ctx.host());
+      std::string hypervisor;
+      if (auto finding = virtualized(ctx.host(), hypervisor, functions)) findings.push_back(std::move(*finding));
+      if (auto finding = sriov_finding(functions, hypervisor)) findings.push_back(std::move(*finding));
     }
     const auto& install = ctx.fact<RocmInstallation>();
     if (!install.active || install.active->distro_packaged || install.active->version.empty()) return findings;

@@ -7,6 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "rocm_doctor/finding.h"
+#include "rocm_doctor/host.h"
+
 namespace rocm_doctor::platform {
 
 // "22.04.5", "9.6 (6.4.1+), 9.5 (6.4.0/6.4.1), 9.4", "15 SP6 (SP7 added in 6.4.3)", "15 SP4, SP5"
@@ -31,5 +34,25 @@ bool kernel_matches(std::string_view release, const std::vector<KernelSpec>& spe
 
 // /proc/cpuinfo "flags" lines include "hypervisor" (the CPUID bit every hypervisor sets).
 bool cpuinfo_has_hypervisor(std::string_view cpuinfo);
+
+}  // namespace rocm_doctor::platform
+
+namespace rocm_doctor::platform {
+
+// An AMD GPU function that is an SR-IOV virtual function (platform_sriov.cpp).
+struct VirtualFunction {
+  std::string bdf;
+  std::string name;           // marketing name from the PCI id table, or "device 0x74b5"
+  std::string physical;       // the physfn link's target (only where the host's PF is visible)
+  std::string driver;         // bound PCI driver ("amdgpu", "vfio-pci"), empty when none
+  bool by_device_id = false;  // the device id is a VF's own (pci_ids.json virtual_function)
+};
+
+// AMD GPU virtual functions on this machine: a `physfn` link in the PCI device
+// folder (Linux Documentation/PCI/pci-iov-howto.rst; seen on the SR-IOV host),
+// or a VF's own device id (what a guest sees: it has no link to the PF).
+std::vector<VirtualFunction> virtual_functions(const Host& host);
+// os.sriov-vf: what works and what does not on a VF; nullopt without VFs.
+std::optional<Finding> sriov_finding(const std::vector<VirtualFunction>& functions, const std::string& hypervisor);
 
 }  // namespace rocm_doctor::platform

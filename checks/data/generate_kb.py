@@ -155,6 +155,10 @@ def pci_ids(db):
             if row["device"] in UNIFIED_MEMORY:
                 row["unified_memory"] = True
             row["sources"] = row.pop("sources") + [XCDS_SOURCE]
+        # An SR-IOV virtual function has its own device id, named "... VF" or
+        # "... MxGPU" (AMD's SR-IOV brand) in pci.ids and libdrm's amdgpu.ids.
+        if re.search(r"\bVF\b|MxGPU", p["marketing_name"]):
+            row["virtual_function"] = True
         rows.append(row)
     return {
         "_sources": sorted({s for p in db["pci_ids"] for s in p["sources"]}),

@@ -49,6 +49,10 @@ struct NodeInfo {
   // false: mode, uid and gid are not the machine's (a replayed file whose
   // capture did not record them); judge ownership and permissions only live.
   bool permissions_known = true;
+  // With a measured access other than "rw": the errno name access(2) answered for
+  // read/write, "EACCES" (permission bits, ACL, security module) or "EPERM" (the
+  // device cgroup of a Slurm job, container or Kubernetes pod closed the device).
+  std::optional<std::string> access_error = std::nullopt;
 };
 
 struct Identity {

@@ -71,6 +71,7 @@ struct PciDevice {
   std::optional<unsigned> xcds;
   // An APU whose GPU shares one HBM pool with the CPU (MI300A): integrated, yet the node's GPU.
   bool unified_memory = false;
+  bool virtual_function = false;  // an SR-IOV virtual function's own device id (MI300X VF 0x74b5)
   std::vector<std::string> sources;
 };
 

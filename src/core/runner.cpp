@@ -10,6 +10,7 @@
 #include "core/report_versions.h"
 #include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
+#include "rocm_doctor/facts/job_gpus.h"
 #include "rocm_doctor/policy.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
@@ -168,6 +169,10 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
     }
   } catch (const std::exception& error) {
     spdlog::error("GPU inventory failed: {}", error.what());
+  }
+  // The GPUs this job may use, when a check looked (the job check): docs/report-format.md#job.
+  if (const auto* job = ctx.computed_fact<JobGpus>(); job && (job->job || job->confined())) {
+    report.sections["job"] = job->to_json();
   }
   // After the checks and policies: it only reads the facts they computed.
   try {

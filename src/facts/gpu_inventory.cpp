@@ -113,9 +113,14 @@ std::vector<DrmCard> scan_drm(const Host& host) {
 // One node's `properties`; a problem (unreadable, oversized, malformed) goes to
 // `problems` rather than silently dropping or half-using the node.
 std::optional<KfdNode> read_kfd_node(const Host& host, const std::string& name, int id,
-                                     std::vector<InventoryIssue>& problems) {
+                                     std::vector<InventoryIssue>& problems, std::vector<int>& closed) {
   const auto path = std::string(kTopology) + "/" + name + "/properties";
   auto text = host.read_file(path, kKfdPropertiesLimit);
+  if (!text && text.error().kind == HostErrorKind::permission_denied) {
+    closed.push_back(
+        id);  // a GPU of another job: the device cgroup hides it (0444 files answer EPERM for nothing else)
+    return std::nullopt;
+  }
   if (!text) {
     // A node folder without properties is not something to report; anything else is.
     if (text.error().kind != HostErrorKind::not_found) {
@@ -139,7 +144,8 @@ std::optional<KfdNode> read_kfd_node(const Host& host, const std::string& name, 
   return node;
 }
 
-std::vector<KfdNode> scan_kfd(const Host& host, bool& present, std::vector<InventoryIssue>& problems) {
+std::vector<KfdNode> scan_kfd(const Host& host, bool& present, std::vector<InventoryIssue>& problems,
+                              std::vector<int>& closed) {
   std::vector<KfdNode> nodes;
   auto entries = host.list_dir(kTopology);
   present = entries.has_value();
@@ -147,7 +153,9 @@ std::vector<KfdNode> scan_kfd(const Host& host, bool& present, std::vector<Inven
   for (const auto& entry : *entries) {
     const auto id = parse_uint(entry.name);
     if (!id || *id > 0xffff) continue;  // KFD numbers nodes 0, 1, ...
-    if (auto node = read_kfd_node(host, entry.name, static_cast<int>(*id), problems)) nodes.push_back(std::move(*node));
+    if (auto node = read_kfd_node(host, entry.name, static_cast<int>(*id), problems, closed)) {
+      nodes.push_back(std::move(*node));
+    }
   }
   std::sort(nodes.begin(), nodes.end(), [](const KfdNode& a, const KfdNode& b) { return a.node_id < b.node_id; });
   return nodes;
@@ -261,8 +269,12 @@ void join_kfd(GpuInventory& inventory, const std::vector<KfdNode>& nodes, const 
   }
 }
 
-void add_pci_only(GpuInventory& inventory, const std::vector<PciFunction>& pci, const std::vector<DrmCard>& cards) {
+void add_pci_only(const Host& host, GpuInventory& inventory, const std::vector<PciFunction>& pci,
+                  const std::vector<DrmCard>& cards) {
   const bool kfd_has_gpus = !inventory.gpus.empty();
+  const auto pci_only = static_cast<std::size_t>(std::count_if(pci.begin(), pci.end(), [&](const PciFunction& f) {
+    return std::none_of(inventory.gpus.begin(), inventory.gpus.end(), [&](const Gpu& gpu) { return gpu.bdf == f.bdf; });
+  }));
   for (const auto& function : pci) {
     const bool in_kfd = std::any_of(inventory.gpus.begin(), inventory.gpus.end(),
                                     [&](const Gpu& gpu) { return gpu.index >= 0 && gpu.bdf == function.bdf; });
@@ -278,7 +290,8 @@ void add_pci_only(GpuInventory& inventory, const std::vector<PciFunction>& pci, 
     }
     describe(gpu);
     const bool ours = function.driver.empty() || function.driver == "amdgpu";
-    if (kfd_has_gpus && ours) {
+    gpu.closed = ours && closed_by_device_cgroup(host, inventory, gpu.bdf, pci_only);
+    if (kfd_has_gpus && ours && !gpu.closed) {
       inventory.issues.push_back(
           {fmt::format("{} at {} is on PCI but not in the KFD topology: ROCm cannot use it", gpu.name, gpu.bdf),
            "/sys/bus/pci/devices/" + gpu.bdf,
@@ -445,6 +458,7 @@ nlohmann::ordered_json GpuInventory::to_json() const {
     row["xgmi_hive_id"] = gpu.hive_id ? nlohmann::ordered_json(fmt::format("0x{:x}", *gpu.hive_id)) : nullptr;
     row["driver"] = gpu.driver.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpu.driver);
     row["partition"] = partition_json(gpu);
+    row["closed"] = gpu.closed;
     list.push_back(std::move(row));
   }
   return list;
@@ -459,11 +473,11 @@ GpuInventory GpuInventory::collect(const Host& host) {
   inventory.amdgpu_loaded = host.exists("/sys/module/amdgpu");
   const auto pci = scan_pci(host);
   const auto cards = scan_drm(host);
-  const auto nodes = scan_kfd(host, inventory.kfd_present, inventory.kfd_problems);
+  const auto nodes = scan_kfd(host, inventory.kfd_present, inventory.kfd_problems, inventory.closed_kfd_nodes);
   inventory.kfd_node_count = static_cast<int>(nodes.size());
   join_kfd(inventory, nodes, pci, cards);
   describe_physical_gpus(inventory, host);
-  add_pci_only(inventory, pci, cards);
+  add_pci_only(host, inventory, pci, cards);
   return inventory;
 }
 

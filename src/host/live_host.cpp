@@ -72,6 +72,19 @@ std::optional<std::string> measured_access(const std::string& path) {
   return "none";
 }
 
+// Why read/write was refused. access(2) asks the device cgroup as open(2) does
+// (inode_permission), so EPERM here is what open would answer for a device a
+// Slurm job's, container's or pod's cgroup does not allow.
+std::optional<std::string> access_error(const std::string& path) {
+  if (::faccessat(AT_FDCWD, path.c_str(), R_OK | W_OK, AT_EACCESS) == 0) return std::nullopt;
+  switch (errno) {
+    case EPERM: return "EPERM";
+    case EACCES: return "EACCES";
+    case EROFS: return "EROFS";
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace
 
 LiveHost::LiveHost(ProbeLookup probes, PluginLauncher plugins)
@@ -116,6 +129,7 @@ HostResult<NodeInfo> LiveHost::stat_node(std::string_view path) const {
   result.has_acl = ::getxattr(node.c_str(), "system.posix_acl_access", nullptr, 0) > 0;
   if (result.type == EntryType::char_device || result.type == EntryType::block_device) {
     result.access = measured_access(node);
+    if (result.access != "rw") result.access_error = access_error(node);
   }
   return result;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "rocm_doctor/text.h"
@@ -91,6 +92,15 @@ NodeInfo parse_node(const Json& object, const std::string& where) {
     }
     node.access = text;
   }
+  if (object.contains("access_error")) {
+    const auto& error = object["access_error"];
+    const std::string text = error.is_string() ? error.get<std::string>() : "";
+    const bool errno_name =
+        text.size() >= 2 && text.size() <= 16 && text[0] == 'E' &&
+        std::all_of(text.begin(), text.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); });
+    if (!errno_name) fail(fmt::format("'{}.access_error' must be an errno name such as \"EPERM\"", where));
+    node.access_error = text;
+  }
   return node;
 }
 
@@ -173,6 +183,7 @@ Json node_entries(const std::map<std::string, NodeInfo>& nodes) {
                   {"gid", node.gid}};
     if (node.has_acl) entry["acl"] = true;
     if (node.access) entry["access"] = *node.access;
+    if (node.access_error) entry["access_error"] = *node.access_error;
     entries[path] = entry;
   }
   return entries;

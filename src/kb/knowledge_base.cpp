@@ -151,6 +151,11 @@ void load_pci(Table<PciDevice>& table, const json& file) {
         fail("pci_ids.json", text_of(row, "device") + ": 'unified_memory' must be true or false");
       device.unified_memory = row["unified_memory"].get<bool>();
     }
+    if (row.contains("virtual_function")) {
+      if (!row["virtual_function"].is_boolean())
+        fail("pci_ids.json", text_of(row, "device") + ": virtual_function is not a boolean");
+      device.virtual_function = row["virtual_function"].get<bool>();
+    }
     device.sources = strings(row.value("sources", json::array()));
     if (device.sources.empty()) fail("pci_ids.json", text_of(row, "device") + ": no sources");
     if (!seen.insert({device.device, device.revision ? static_cast<std::int64_t>(*device.revision) : -1}).second) {

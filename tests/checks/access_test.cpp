@@ -105,6 +105,46 @@ INSTANTIATE_TEST_SUITE_P(
                   Outcome::denied, Basis::measured, Cause::relogin_required, false}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// EPERM from access(2) is the device cgroup's answer (the kernel asks it after
+// the permission bits pass): another job's GPU, closed by design.
+TEST(AccessJudge, EpermIsTheDeviceCgroupClosingTheNode) {
+  auto closed = node(0666, 0, 110, false, "none");
+  closed.access_error = "EPERM";
+  const auto verdict = access::judge(closed, person(1000, {1000}), kRenderStranger);
+  EXPECT_EQ(verdict.outcome, Outcome::closed);
+  EXPECT_EQ(verdict.basis, Basis::measured);
+  EXPECT_EQ(verdict.cause, Cause::device_cgroup);
+  auto refused = node(0666, 0, 110, false, "none");
+  refused.access_error = "EACCES";
+  EXPECT_EQ(access::judge(refused, person(1000, {1000}), kRenderStranger).cause, Cause::blocked);
+}
+
+TEST(AccessCheck, ClosedRenderNodesAreNotDenialsButAClosedKfdIs) {
+  SnapshotBuilder builder;
+  builder.identity("alice", 1000, 1000, {1000, 110});
+  builder.node("/dev/kfd", testing::Node::chr("0666", 0, 110).with_access("rw"));
+  builder.node("/dev/dri/renderD128", testing::Node::chr("0660", 0, 110).with_access("rw"));
+  builder.node("/dev/dri/renderD129", testing::Node::chr("0660", 0, 110).closed_by_cgroup());
+  auto host = builder.open();
+  const auto report = run_on(*host, {"access"});
+  EXPECT_EQ(find_finding(report, "access.render-denied"), nullptr);
+  const auto* ok = find_finding(report, "access.ok");
+  ASSERT_NE(ok, nullptr);
+  EXPECT_NE(ok->summary.find("1 render node for read/write; 1 more is closed by its device cgroup"), std::string::npos)
+      << ok->summary;
+
+  SnapshotBuilder no_kfd;
+  no_kfd.identity("alice", 1000, 1000, {1000, 110});
+  no_kfd.node("/dev/kfd", testing::Node::chr("0666", 0, 110).closed_by_cgroup());
+  no_kfd.node("/dev/dri/renderD128", testing::Node::chr("0660", 0, 110).with_access("rw"));
+  auto closed_host = no_kfd.open();
+  const auto closed_report = run_on(*closed_host, {"access"});
+  const auto* denied = find_finding(closed_report, "access.kfd-denied");
+  ASSERT_NE(denied, nullptr);
+  EXPECT_NE(denied->detail.find("answered EPERM"), std::string::npos) << denied->detail;
+  EXPECT_EQ(find_finding(closed_report, "access.ok"), nullptr);
+}
+
 TEST(AccessModeString, LooksLikeLs) {
   EXPECT_EQ(access::mode_string(node(0660, 0, 110)), "crw-rw----");
   EXPECT_EQ(access::mode_string(node(0666, 0, 110, true)), "crw-rw-rw-+");

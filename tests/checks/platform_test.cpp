@@ -101,5 +101,44 @@ TEST(PlatformCheck, ImageModeJudgesOnlyTheDistribution) {
   EXPECT_EQ(find_finding(report, "os.virtualized"), nullptr);
 }
 
+Report run_platform_scenario(const std::string& name) {
+  auto host = SnapshotHost::open(std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/" + name);
+  if (!host) throw std::runtime_error(host.error());
+  return run_on(**host, {"platform"});
+}
+
+// A guest sees its VF as a plain PCI function: the VF's own device id tells.
+TEST(PlatformCheck, AGuestsMi300xVirtualFunctionIsRecognisedByItsDeviceId) {
+  const auto report = run_platform_scenario("platform-sriov-guest-mi300x-vf");
+  const auto* vf = find_finding(report, "os.sriov-vf");
+  ASSERT_NE(vf, nullptr);
+  EXPECT_EQ(vf->severity, Severity::info);
+  EXPECT_EQ(vf->summary,
+            "GPU 0000:03:00.0 (AMD Instinct MI300X VF (SR-IOV)) is an SR-IOV virtual function in a QEMU/KVM guest");
+  EXPECT_NE(vf->detail.find("partition changes"), std::string::npos);
+  const auto* vm = find_finding(report, "os.virtualized");
+  ASSERT_NE(vm, nullptr);
+  EXPECT_NE(vm->summary.find("with an SR-IOV virtual function"), std::string::npos) << vm->summary;
+}
+
+// The host that made the VF sees its physfn link: SR-IOV, but no virtual machine.
+TEST(PlatformCheck, TheSriovHostSeesPhysfnAndIsNoVirtualMachine) {
+  const auto report = run_platform_scenario("platform-sriov-host-vfs");
+  const auto* vf = find_finding(report, "os.sriov-vf");
+  ASSERT_NE(vf, nullptr);
+  EXPECT_EQ(vf->summary,
+            "SR-IOV is enabled: 1 AMD GPU virtual function(s) at 0000:03:02.0 (AMD Instinct MI300X VF (SR-IOV))");
+  bool physfn = false;
+  for (const auto& evidence : vf->evidence) physfn = physfn || evidence.value == "-> 0000:03:00.0";
+  EXPECT_TRUE(physfn);
+  EXPECT_EQ(find_finding(report, "os.virtualized"), nullptr);
+}
+
+TEST(PlatformCheck, APassedThroughWholeGpuIsNoVirtualFunction) {
+  const auto report = run_platform_scenario("platform-virtualized");
+  EXPECT_NE(find_finding(report, "os.virtualized"), nullptr);
+  EXPECT_EQ(find_finding(report, "os.sriov-vf"), nullptr);
+}
+
 }  // namespace
 }  // namespace rocm_doctor

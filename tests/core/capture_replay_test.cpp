@@ -2,11 +2,14 @@
 // the same, because capture records exactly what the checks read.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "host/recording_host.h"
 #include "host/snapshot_host.h"
+#include "render/run_tool.h"
 #include "support/run_binary.h"
 #include "support/snapshot_builder.h"
 
@@ -58,6 +61,36 @@ TEST(CaptureReplay, SnapshotHoldsOnlyWhatTheChecksRead) {
     const auto resolved = fs::weakly_canonical(entry.path().parent_path() / target);
     EXPECT_EQ(resolved.string().rfind((snapshot / "root").string(), 0), 0U) << entry.path() << " -> " << target;
   }
+}
+
+// A confined job's EPERM answers survive capture and replay: a render node the
+// device cgroup closes keeps its errno, KFD properties of another job's GPU stay
+// refused, so a replay judges the job as it ran. (The recorder mirrors links and
+// listings from the real filesystem, so only these answers are asked of the
+// scenario host here; the whole run is the scenario's own.)
+TEST(CaptureReplay, AConfinedJobsRefusalsReplayAsTheyWere) {
+  auto machine = SnapshotHost::open(fs::path(ROCM_DOCTOR_SCENARIOS_DIR) / "slurm-confined-2-of-8");
+  ASSERT_TRUE(machine) << machine.error();
+  testing::TempDir folder;
+  const auto snapshot = folder.path() / "snap";
+  const std::string closed_properties = "/sys/class/kfd/kfd/topology/nodes/2/properties";
+  {
+    RecordingHost recorder(**machine, snapshot);
+    ASSERT_EQ(recorder.stat_node("/dev/dri/renderD128")->access_error, "EPERM");
+    ASSERT_EQ(recorder.stat_node("/dev/dri/renderD132")->access, "rw");
+    ASSERT_EQ(recorder.read_file(closed_properties, kDefaultReadLimit).error().kind, HostErrorKind::permission_denied);
+    ASSERT_TRUE(recorder.finish("2026-12-01T10:00:00Z", "test"));
+  }
+  const auto manifest = nlohmann::json::parse(testing::read_text(snapshot / "snapshot.json"));
+  EXPECT_EQ(manifest["nodes"]["/dev/dri/renderD128"]["access"], "none");
+  EXPECT_EQ(manifest["nodes"]["/dev/dri/renderD128"]["access_error"], "EPERM");
+  EXPECT_FALSE(manifest["nodes"]["/dev/dri/renderD132"].contains("access_error"));
+  const auto& unreadable = manifest["unreadable"];
+  EXPECT_NE(std::find(unreadable.begin(), unreadable.end(), closed_properties), unreadable.end());
+  auto replay = SnapshotHost::open(snapshot);
+  ASSERT_TRUE(replay) << replay.error();
+  EXPECT_EQ((*replay)->stat_node("/dev/dri/renderD128")->access_error, "EPERM");
+  EXPECT_EQ((*replay)->read_file(closed_properties, kDefaultReadLimit).error().kind, HostErrorKind::permission_denied);
 }
 
 }  // namespace

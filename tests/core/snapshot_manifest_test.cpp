@@ -39,6 +39,21 @@ TEST(SnapshotManifest, RoundTripsThroughJson) {
   EXPECT_TRUE(again->stat.empty());
 }
 
+// A render node a device cgroup closes (Slurm ConstrainDevices): the EPERM a
+// capture measured replays as it ran.
+TEST(SnapshotManifest, TheAccessErrorOfAClosedNodeRoundTrips) {
+  auto manifest = parse_snapshot_manifest(kMinimal).value();
+  NodeInfo closed{EntryType::char_device, 0666, 0, 110, false, "none"};
+  closed.access_error = "EPERM";
+  manifest.nodes["/dev/dri/renderD129"] = closed;
+  const auto json = to_json(manifest);
+  EXPECT_EQ(json["nodes"]["/dev/dri/renderD129"]["access_error"], "EPERM");
+  const auto again = parse_snapshot_manifest(json.dump());
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(again->nodes.at("/dev/dri/renderD129").access_error, "EPERM");
+  EXPECT_FALSE(parse_snapshot_manifest(kMinimal)->nodes.contains("/dev/dri/renderD129"));
+}
+
 TEST(SnapshotManifest, StatEntriesRoundTrip) {
   auto manifest = parse_snapshot_manifest(kMinimal).value();
   manifest.stat["/home/a/.cache/miopen"] = NodeInfo{EntryType::directory, 0755, 0, 0, false, std::nullopt};
@@ -123,7 +138,13 @@ INSTANTIATE_TEST_SUITE_P(
                     "'stat./tmp.type' is 'folder'"},
         BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},
                         "stat":{"/tmp":{"type":"dir","mode":"0755","uid":0,"gid":0,"access":"x"}}})",
-                    "'stat./tmp.access' must be"}));
+                    "'stat./tmp.access' must be"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},
+                        "nodes":{"/dev/kfd":{"access":"none","access_error":"permission denied"}}})",
+                    "'nodes./dev/kfd.access_error' must be an errno name"},
+        BadManifest{R"({"format":"rocm-doctor-snapshot","version":1,"identity":{"uid":0},
+                        "nodes":{"/dev/kfd":{"access":"none","access_error":1}}})",
+                    "'nodes./dev/kfd.access_error' must be an errno name"}));
 
 }  // namespace
 }  // namespace rocm_doctor

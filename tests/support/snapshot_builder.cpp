@@ -58,6 +58,7 @@ nlohmann::json node_entry(const Node& node) {
   nlohmann::json entry = {{"type", node.type}, {"mode", node.mode}, {"uid", node.uid}, {"gid", node.gid}};
   if (node.acl) entry["acl"] = true;
   if (!node.access.empty()) entry["access"] = node.access;
+  if (!node.access_error.empty()) entry["access_error"] = node.access_error;
   return entry;
 }
 

@@ -38,7 +38,8 @@ struct Node {
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
   bool acl = false;
-  std::string access;  // "" = not measured
+  std::string access;             // "" = not measured
+  std::string access_error = {};  // "" = none recorded; "EPERM" for a device cgroup
 
   static Node chr(std::string mode, std::uint32_t uid, std::uint32_t gid) {
     Node node;
@@ -53,6 +54,13 @@ struct Node {
   }
   Node& with_access(std::string measured) {
     access = std::move(measured);
+    return *this;
+  }
+  // Closed by a device cgroup (Slurm ConstrainDevices, docker --device, a pod):
+  // access(2) and open(2) answer EPERM whatever the mode says.
+  Node& closed_by_cgroup() {
+    access = "none";
+    access_error = "EPERM";
     return *this;
   }
   Node& of_type(std::string entry_type) {

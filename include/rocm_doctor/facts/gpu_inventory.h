@@ -56,6 +56,9 @@ struct Gpu {
   std::optional<int> numa_node;
   std::optional<std::uint64_t> hive_id;  // XGMI hive; nullopt when 0/absent
   std::string driver;                    // PCI driver bound ("amdgpu")
+  // On this machine but closed to this process by its device cgroup (a Slurm
+  // job's, a container's or a pod's): another job's GPU, not a broken one.
+  bool closed = false;
 
   [[nodiscard]] std::string render_node() const;  // "/dev/dri/renderD128" or ""
   [[nodiscard]] std::string label() const;        // "GPU 0 AMD Radeon RX 6700 XT (gfx1031)"
@@ -121,6 +124,10 @@ struct GpuInventory {
   bool kfd_present = false;    // /sys/class/kfd/kfd/topology/nodes readable
   bool amdgpu_loaded = false;  // /sys/module/amdgpu exists
   int kfd_node_count = 0;      // every node, CPU ones included
+  // KFD nodes whose properties read EPERM: KFD hides a GPU whose render node the
+  // process's device cgroup does not allow (drm/amdkfd "Check against device
+  // cgroup", 2019); ROCm skips them and numbers the GPUs left from 0.
+  std::vector<int> closed_kfd_nodes;
 
   [[nodiscard]] std::vector<const Gpu*> kfd_gpus() const;  // the GPUs ROCm sees
   [[nodiscard]] std::vector<const Gpu*> pci_gpus() const;  // every AMD GPU on PCI
@@ -135,6 +142,14 @@ struct GpuInventory {
 // A KFD node `properties` file is about 1.5 KiB; reads stop at this bound, so a
 // hostile or corrupt snapshot cannot make the doctor read megabytes.
 inline constexpr std::size_t kKfdPropertiesLimit = 64 * 1024;
+
+// Whether a GPU seen on PCI but not among the KFD nodes this process may read
+// is one its device cgroup closes (device_confinement.cpp): its render node
+// answers EPERM or is absent from /dev (a container given other GPUs), or, when
+// its render node is unknown, there are at least as many closed KFD nodes as
+// such GPUs.
+bool closed_by_device_cgroup(const Host& host, const GpuInventory& inventory, const std::string& bdf,
+                             std::size_t pci_only_gpus);
 
 // Pure parsers (tested with tables).
 std::optional<KfdNode> parse_kfd_properties(int node_id, std::string_view text);
