@@ -101,16 +101,17 @@ Finding gpus_finding(const JobGpus& gpus, const std::string& container) {
   return finding;
 }
 
+// No command: a new job is started by its owner, never by `rocm-doctor fix`.
 Fix request_gpus_fix(const JobGpus& gpus, const std::string& container) {
   if (gpus.job && gpus.job->scheduler == "slurm") {
     return make_fix(kCheckId,
                     "Ask Slurm for GPUs when the job starts (a running job cannot gain any): srun or sbatch with "
-                    "--gpus=N (or --gres=gpu:N), then run the doctor inside that job",
-                    {"srun --gpus=1 rocm-doctor"});
+                    "--gpus=N (or --gres=gpu:N), e.g. `srun --gpus=1 rocm-doctor` to see the job's GPU");
   }
   if (gpus.job) {
-    return make_fix(kCheckId, "Ask flux for GPUs when the job starts: flux run -g 1 (or --gpus-per-task=1)",
-                    {"flux run -g 1 rocm-doctor"});
+    return make_fix(kCheckId,
+                    "Ask flux for GPUs when the job starts: flux run -g 1 (or --gpus-per-task=1), e.g. "
+                    "`flux run -g 1 rocm-doctor`");
   }
   if (container == "kubernetes") {
     return make_fix(kCheckId,
