@@ -39,7 +39,7 @@ def slurm_env(job_gpus, visible, variables=("ROCR_VISIBLE_DEVICES", "CUDA_VISIBL
     return env
 
 
-def write(name, description, open_nodes, env, expect, absent=(), docker=False):
+def write(name, description, open_nodes, env, expect, absent=(), docker=False, root_causes=()):
     target = os.path.join(HERE, name)
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(BASE, target, symlinks=True)
@@ -78,6 +78,8 @@ def write(name, description, open_nodes, env, expect, absent=(), docker=False):
     expected = {"description": description, "checks": CHECKS, "expect": expect}
     if absent:
         expected["absent"] = list(absent)
+    if root_causes:
+        expected["root_causes"] = list(root_causes)
     with open(os.path.join(target, "expected.json"), "w") as f:
         json.dump(expected, f, indent=2)
         f.write("\n")
@@ -101,14 +103,16 @@ write("slurm-confined-no-gpus",
       "KFD node answers EPERM and every render node refuses open, so ROCm finds no device. The job, not the node, "
       "lacks GPUs: job.no-gpus, and no gpu.none-visible.",
       open_nodes=set(), env=slurm_env("", None),
-      expect={"job.no-gpus": "warning", "access.ok": "ok"}, absent=FALSE_ALARMS + ["job.gpus"])
+      expect={"job.no-gpus": "warning", "access.ok": "ok"}, absent=FALSE_ALARMS + ["job.gpus"],
+      root_causes=["job.no-gpus"])
 write("slurm-confined-global-visible-devices",
       NOT_REAL + "Slurm job 4242 given the node's GPUs 4 and 5 (ConstrainDevices=yes), whose job script exports "
       "ROCR_VISIBLE_DEVICES=$SLURM_JOB_GPUS (4,5): inside the job ROCm numbers its two GPUs 0 and 1, so index 4 "
       "names a GPU this job cannot use and no GPU is visible (the flux-core PR 7806 bug, seen from Slurm).",
       open_nodes={6, 7}, env={**slurm_env("4,5", None), "ROCR_VISIBLE_DEVICES": "4,5"},
       expect={"job.gpus": "info", "env.visible-devices-invalid": "error", "access.ok": "ok", "gpu.supported": "ok"},
-      absent=["gpu.kfd-mismatch", "gpu.kfd-properties-invalid", "access.render-denied"])
+      absent=["gpu.kfd-mismatch", "gpu.kfd-properties-invalid", "access.render-denied"],
+      root_causes=["env.visible-devices-invalid"])
 write("slurm-unconfined-2-of-8",
       NOT_REAL + "Healthy twin of slurm-confined-2-of-8: Slurm job 4242 given GPUs 4 and 5 with ConstrainDevices=no, "
       "so every GPU stays open and Slurm (gres.conf Flags=amd_gpu_env) sets ROCR_VISIBLE_DEVICES=4,5, global ids "
