@@ -10,7 +10,10 @@ the figures (docs/performance.md).
     bench/process_bench.py --doctor build-release/rocm-doctor --quick    # CI: few runs, small fleet
 
 Cases: a live run at the default probe level with the Python probe skipped (--skip torch,miopen)
-and with Python absent (--python naming no interpreter); a live run with every probe (--level full) against
+and with Python absent (--python naming no interpreter); the default run (no flags) with a venv on
+PATH whose torch would sleep 5 s on import (torch is read from its files, nothing is imported)
+and with Debian's real python3-torch (--python /usr/bin/python3); `targets` on a synthetic 1 GiB
+sparse ELF whose .hip_fatbin holds 4,096 offload bundles; a live run with every probe (--level full) against
 the slowest single probe; replays of synthetic 8- and 64-GPU MI300X nodes
 (tests/scenarios/gen_synthetic_node.py); `fleet` over 10,000 reports made from the scenario replays.
 """
@@ -99,6 +102,59 @@ def fleet_reports(work, doctor, count):
     return folder
 
 
+def slow_torch_venv(work):
+    """A venv on PATH whose torch is a ROCm build by its files and sleeps 5 s when imported."""
+    venv = work / "slow-venv"
+    target = os.path.realpath("/usr/bin/python3")
+    version = re.search(r"python(3\.\d+)", target)
+    if not version:
+        return None
+    site = venv / "lib" / f"python{version.group(1)}" / "site-packages" / "torch"
+    site.mkdir(parents=True, exist_ok=True)
+    (venv / "bin").mkdir(exist_ok=True)
+    if not (venv / "bin" / "python3").exists():
+        (venv / "bin" / "python3").symlink_to("/usr/bin/python3")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n")
+    (site / "version.py").write_text("__version__ = '2.5.1+rocm6.2'\ncuda = None\nhip = '6.2.41133-dd7f95766'\n")
+    (site / "__init__.py").write_text("import time\ntime.sleep(5)\n__version__ = '2.5.1+rocm6.2'\n")
+    return venv
+
+
+def large_library(work, size=1 << 30, bundles=4096):
+    """A sparse ELF of `size` bytes whose .hip_fatbin (the whole file but the headers) holds
+    `bundles` uncompressed offload bundles, each with 8 GPU entries of 256 KiB (holes)."""
+    path = work / "libhuge.so"
+    if path.exists() and path.stat().st_size == size:
+        return path
+    import struct
+    names = b"\0.shstrtab\0.hip_fatbin\0"
+    fat_at = 4096
+    fat_size = size - 2 * 4096
+    stride = fat_size // bundles // 4096 * 4096
+    targets = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101"]
+    with open(path, "wb") as out:
+        out.truncate(size)
+        for index in range(bundles):
+            ids = ["host-x86_64-unknown-linux-gnu-"] + [f"hipv4-amdgcn-amd-amdhsa--{t}" for t in targets]
+            header = 24 + 8 + sum(24 + len(i) for i in ids)
+            code = (stride - header) // len(ids)
+            blob = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", len(ids))
+            for n, entry in enumerate(ids):
+                blob += struct.pack("<QQQ", header + n * code, code, len(entry)) + entry.encode()
+            out.seek(fat_at + index * stride)
+            out.write(blob)
+        shoff = size - 4096
+        out.seek(64)
+        out.write(names)
+        out.seek(0)
+        out.write(b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8 +
+                  struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 3, 1))
+        out.seek(shoff)
+        out.write(b"\0" * 64 + struct.pack("<IIQQQQIIQQ", 1, 3, 0, 0, 64, len(names), 0, 0, 1, 0) +
+                  struct.pack("<IIQQQQIIQQ", 11, 1, 2, 0, fat_at, fat_size, 0, 0, 4096, 0))
+    return path
+
+
 def probe_times(stderr):
     """The probes' own wall times from a -v run's log: {'hip': 81, ...}."""
     return {name: int(ms) for name, ms in re.findall(r"probe (\w+): \w[\w-]* in (\d+) ms", stderr)}
@@ -135,6 +191,21 @@ def main():
     case("live, default level, Python probe skipped", live, "< 20 ms, < 10 MB")
     case("live, default level, Python absent", [str(doctor), "--python", "/nonexistent/python3"],
          "< 20 ms, < 10 MB")
+    venv = slow_torch_venv(work)
+    if venv:
+        env = dict(os.environ, PATH=f"{venv}/bin:/usr/bin:/bin", VIRTUAL_ENV=str(venv))
+        env.pop("PYTHONPATH", None)
+        case("live, default run, venv whose torch import sleeps 5 s", [str(doctor)], "<= rocminfo, <= 16 MiB", env=env,
+             shown="PATH=slow-venv/bin:... rocm-doctor")
+    if os.path.exists("/usr/lib/python3/dist-packages/torch/version.py"):
+        case("live, default run, Debian's python3-torch", [str(doctor), "--python", "/usr/bin/python3"],
+             "<= rocminfo, <= 16 MiB")
+        case("live, --level full, Debian's python3-torch (imports it)",
+             [str(doctor), "--level", "full", "--python", "/usr/bin/python3"], "-")
+    huge = large_library(work)
+    case("targets, 1 GiB synthetic library (4,096 bundles)", [str(doctor), "targets", str(huge),
+                                                              "--target-gfx", "gfx942"],
+         "well under 1 s", shown="rocm-doctor targets libhuge.so --target-gfx gfx942")
     for tool in ("rocminfo", "rocm-smi"):
         path = shutil.which(tool)
         if path:

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/python_env.h"
 #include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/facts/torch_view.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 
@@ -149,13 +151,22 @@ bool miopen_in_use(const CheckContext& ctx) {
       return true;
     }
   }
-  // A ROCm PyTorch wheel bundles its own MIOpen.
-  if (auto outcome = host.probe("python"); outcome && outcome->contains("result")) {
-    const auto& result = (*outcome)["result"];
-    if (result.contains("torch") && result["torch"].is_object() && result["torch"].contains("hip") &&
-        result["torch"]["hip"].is_string()) {
-      return true;
-    }
+  // A ROCm PyTorch wheel bundles its own MIOpen: its files say so, no import needed
+  // (so --skip torch starts no interpreter); a replay's recorded import says so too.
+  const auto rocm_torch = [](const nlohmann::json& outcome) {
+    if (!outcome.contains("result") || !outcome["result"].is_object()) return false;
+    const auto& result = outcome["result"];
+    return result.contains("torch") && result["torch"].is_object() && result["torch"].contains("hip") &&
+           result["torch"]["hip"].is_string();
+  };
+  if (const auto* view = ctx.computed_fact<TorchView>(); view != nullptr && view->outcome) {
+    if (rocm_torch(*view->outcome)) return true;
+  }
+  if (const auto& env = ctx.fact<PythonEnvironment>(); env.torch && build_of(*env.torch) == TorchBuild::rocm) {
+    return true;
+  }
+  if (ctx.options().python_import == RunOptions::PythonImport::always) {
+    if (auto outcome = host.probe("python"); outcome && rocm_torch(*outcome)) return true;
   }
   return false;
 }
@@ -166,7 +177,6 @@ class MiopenCheck final : public Check {
   std::string_view title() const override { return "MIOpen database and cache"; }
   int order() const override { return 90; }
   std::vector<std::string_view> finding_ids() const override { return {"miopen.cache-unwritable", "miopen.ok"}; }
-  std::vector<std::string_view> probes() const override { return {"python"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto& host = ctx.host();

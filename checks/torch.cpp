@@ -10,6 +10,7 @@
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/facts/torch_view.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
@@ -91,9 +92,31 @@ std::string text_of(const json& object, const char* key) {
   return object[key].get<std::string>();
 }
 
+bool from_files(const json& result) {
+  return result.value("source", std::string()) == "files";
+}
+
 void add_python_evidence(const Host& host, const json& result, Finding& finding) {
   const auto executable = text_of(result, "executable");
-  if (!executable.empty()) finding.with_evidence("python", executable + " " + text_of(result, "version"));
+  if (!executable.empty()) {
+    std::string python = executable;
+    if (result.contains("environment") && result["environment"].is_object()) {
+      const auto& env = result["environment"];
+      if (const auto resolved = text_of(env, "resolved"); !resolved.empty()) python += " -> " + resolved;
+      python += " " + text_of(result, "version") + " (" + text_of(env, "kind") + ")";
+    } else {
+      python += " " + text_of(result, "version");
+    }
+    finding.with_evidence("python", python);
+  }
+  // Which source gave the torch facts: its files (no interpreter started) or `import torch`.
+  if (from_files(result)) {
+    if (result.contains("torch") && result["torch"].is_object()) {
+      finding.with_evidence("source", "files: " + text_of(result["torch"], "version_file") + " (nothing imported)");
+    }
+  } else if (!executable.empty()) {
+    finding.with_evidence("source", "import torch in " + executable);
+  }
   for (const char* name : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
     if (auto value = host.env(name)) finding.with_evidence(std::string("env ") + name, *value);
   }
@@ -131,7 +154,8 @@ bool amd_gpu_expected(const CheckContext& ctx) {
 }
 
 // Why the GPU is out of reach, from this machine's files: points at the checks that say more.
-std::vector<std::string> no_gpu_reasons(const CheckContext& ctx, Finding& finding) {
+// `certain` counts the reasons that alone keep every GPU away (the visible-devices filters only may).
+std::vector<std::string> no_gpu_reasons(const CheckContext& ctx, Finding& finding, std::size_t& certain) {
   const auto& host = ctx.host();
   const auto& inventory = ctx.fact<GpuInventory>();
   std::vector<std::string> reasons;
@@ -150,6 +174,7 @@ std::vector<std::string> no_gpu_reasons(const CheckContext& ctx, Finding& findin
     reasons.push_back("this user may not open /dev/kfd read-write (see the access check)");
     finding.with_evidence("/dev/kfd", "access " + *kfd->access);
   }
+  certain = reasons.size();
   for (const char* name : {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"}) {
     if (auto value = host.env(name)) {
       reasons.push_back(fmt::format("{}={} filters the GPUs (see the env check)", name, *value));
@@ -159,37 +184,16 @@ std::vector<std::string> no_gpu_reasons(const CheckContext& ctx, Finding& findin
   return reasons;
 }
 
-// The gfx targets the wheel must contain: each GPU's (or its override's), or --target-gfx.
-std::vector<std::pair<std::string, std::string>> needed_targets(const CheckContext& ctx) {
-  std::vector<std::pair<std::string, std::string>> targets;  // target, what needs it
-  if (ctx.options().image_mode) {
-    for (const auto& gfx : ctx.options().target_gfx) targets.emplace_back(gfx, "--target-gfx");
-    return targets;
-  }
-  std::optional<std::string> global;
-  if (auto value = ctx.host().env("HSA_OVERRIDE_GFX_VERSION")) {
-    if (auto version = parse_override_value(trim(*value))) global = gfx_name(*version);
-  }
-  for (const auto* gpu : ctx.fact<GpuInventory>().kfd_gpus()) {
-    std::optional<std::string> target = global;
-    std::string why = "override of " + gpu->label();
-    if (gpu->node_id) {
-      if (auto value = ctx.host().env(fmt::format("HSA_OVERRIDE_GFX_VERSION_{}", *gpu->node_id))) {
-        if (auto version = parse_override_value(trim(*value))) target = gfx_name(*version);
-      }
-    }
-    if (!target) {
-      target = gpu->gfx;
-      why = gpu->label();
-    }
-    if (!target->empty()) targets.emplace_back(*target, why);
-  }
-  return targets;
+// Where the arch list came from: the runtime, or the code objects of the wheel's libtorch_hip.so.
+std::string arch_label(const json& torch) {
+  const auto source = text_of(torch, "arch_list_source");
+  return source.empty() ? std::string("torch.cuda.get_arch_list()") : "code objects in " + source;
 }
 
 std::string rocm_of_wheel(const json& torch) {
   const auto version = text_of(torch, "version");
   if (const auto at = version.find("+rocm"); at != std::string::npos) return version.substr(at + 5);
+  if (const auto rocm = text_of(torch, "rocm"); !rocm.empty()) return rocm;
   return major_minor_of(text_of(torch, "hip"));
 }
 
@@ -205,9 +209,9 @@ class TorchCheck final : public Check {
   std::vector<std::string_view> probes() const override { return {"python"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
-    const auto outcome = ctx.host().probe("python");
-    if (!outcome)
-      return CheckOutcome::skipped("the python probe did not run (--level quick, or a snapshot without it)");
+    const auto& view = ctx.fact<TorchView>();
+    const auto& outcome = view.outcome;
+    if (!outcome) return CheckOutcome::skipped("neither torch's files nor the python probe said anything");
     const auto status = outcome->value("status", std::string("unknown"));
     if (status != "ok" || !outcome->contains("result") || !(*outcome)["result"].is_object()) {
       return {{probe_failed(*outcome, status)}};
@@ -221,6 +225,10 @@ class TorchCheck final : public Check {
                              "is none, so PyTorch was not checked.")
                          .with_evidence("probe python", text_of(result, "error"));
       return {{finding}};
+    }
+    if (from_files(result) && !view.undecided.empty() && !result["torch"].is_object()) {
+      return CheckOutcome::skipped("torch's files cannot decide (" + view.undecided +
+                                   ") and --level quick imports nothing; the default level imports torch then");
     }
     if (!result.contains("torch") || !result["torch"].is_object()) {
       auto finding =
@@ -261,6 +269,30 @@ class TorchCheck final : public Check {
                            "disk; a hang usually sits in GPU initialisation.");
     probe_support::with_stderr(finding, outcome, "python");
     finding.with_fix(make_fix(kCheckId, "Give the probe more time.", {"rocm-doctor --only torch --probe-timeout 30"}));
+    return finding;
+  }
+
+  // The runtime's torch.cuda.is_available() when torch was imported; from its files,
+  // only what this machine's files make certain (no GPU, no driver, no /dev/kfd access).
+  static std::optional<Finding> no_gpu(const CheckContext& ctx, const json& result, const std::string& version) {
+    const auto& torch = result["torch"];
+    const bool imported = !from_files(result);
+    if (imported && torch.value("gpu_available", false) && torch.value("device_count", 0) > 0) return std::nullopt;
+    auto finding =
+        make_finding("torch.no-gpu", Severity::error, fmt::format("torch {} is a ROCm build but sees no GPU", version));
+    std::size_t certain = 0;
+    auto reasons = no_gpu_reasons(ctx, finding, certain);
+    if (!imported && certain == 0) return std::nullopt;
+    if (reasons.empty()) {
+      reasons.push_back(
+          "the driver and device files look fine: see the hip check, whose probe asks the HIP runtime directly");
+    }
+    finding.because(fmt::format("{}, so models run on the CPU. Why, from this machine: {}.",
+                                imported ? "torch.cuda.is_available() is False"
+                                         : "This machine gives it no GPU (read from its files; torch was not imported)",
+                                join(reasons, "; ")));
+    add_python_evidence(ctx.host(), result, finding);
+    finding.with_fix(make_fix(kCheckId, "Fix the findings named above, then run this check again.", {}));
     return finding;
   }
 
@@ -325,7 +357,7 @@ class TorchCheck final : public Check {
       return std::any_of(arch_list.begin(), arch_list.end(),
                          [&](const std::string& arch) { return arch.substr(0, arch.find(':')) == gfx; });
     };
-    const auto targets = needed_targets(ctx);
+    const auto targets = torch_needed_targets(ctx);
     if (!arch_list.empty()) {
       std::vector<std::string> missing;
       int covered = 0;
@@ -342,7 +374,7 @@ class TorchCheck final : public Check {
                                "A ROCm wheel carries GPU code only for the gfx targets in "
                                "torch.cuda.get_arch_list(); on any other target the first kernel fails with "
                                "hipErrorNoBinaryForGpu or 'invalid device function'.")
-                           .with_evidence("torch.cuda.get_arch_list()", join(arch_list, " "));
+                           .with_evidence(arch_label(torch), join(arch_list, " "));
         add_python_evidence(ctx.host(), result, finding);
         std::vector<std::string> commands;
         std::string description =
@@ -364,23 +396,8 @@ class TorchCheck final : public Check {
         findings.push_back(std::move(finding));
       }
     }
-    const bool available = torch.value("gpu_available", false) && torch.value("device_count", 0) > 0;
-    if (!available && !ctx.options().image_mode) {
-      auto finding = make_finding("torch.no-gpu", Severity::error,
-                                  fmt::format("torch {} is a ROCm build but sees no GPU", version))
-                         .because("torch.cuda.is_available() is False.");
-      auto reasons = no_gpu_reasons(ctx, finding);
-      if (reasons.empty()) {
-        reasons.push_back(
-            "the driver and device files look fine: see the hip check, whose probe asks the HIP runtime directly");
-      }
-      finding.because(
-          fmt::format("torch.cuda.is_available() is False, so models run on the CPU. Why, from this "
-                      "machine: {}.",
-                      join(reasons, "; ")));
-      add_python_evidence(ctx.host(), result, finding);
-      finding.with_fix(make_fix(kCheckId, "Fix the findings named above, then run this check again.", {}));
-      findings.push_back(std::move(finding));
+    if (!ctx.options().image_mode) {
+      if (auto finding = no_gpu(ctx, result, version)) findings.push_back(std::move(*finding));
     }
     const auto& install = ctx.fact<RocmInstallation>();
     const auto wheel_rocm = rocm_of_wheel(torch);
@@ -417,12 +434,17 @@ class TorchCheck final : public Check {
           if (device.is_string()) devices.push_back(device.get<std::string>());
         }
       }
-      auto finding = make_finding("torch.ok", Severity::ok,
-                                  fmt::format("torch {} (ROCm build, HIP {}) sees {} GPU(s){}", version, hip,
-                                              torch.value("device_count", 0),
-                                              devices.empty() ? std::string() : ": " + join(devices, ", ")))
-                         .because("A ROCm wheel whose arch list covers this machine's GPUs.");
-      if (!arch_list.empty()) finding.with_evidence("torch.cuda.get_arch_list()", join(arch_list, " "));
+      const auto summary = from_files(result)
+                               ? fmt::format("torch {} (ROCm build, HIP {})", version, hip)
+                               : fmt::format("torch {} (ROCm build, HIP {}) sees {} GPU(s){}", version, hip,
+                                             torch.value("device_count", 0),
+                                             devices.empty() ? std::string() : ": " + join(devices, ", "));
+      auto finding = make_finding("torch.ok", Severity::ok, summary)
+                         .because(from_files(result)
+                                      ? "A ROCm wheel whose arch list covers this machine's GPUs, read from its files "
+                                        "(`--level full` also imports it and asks the runtime which GPUs it sees)."
+                                      : "A ROCm wheel whose arch list covers this machine's GPUs.");
+      if (!arch_list.empty()) finding.with_evidence(arch_label(torch), join(arch_list, " "));
       add_python_evidence(ctx.host(), result, finding);
       findings.push_back(std::move(finding));
     }

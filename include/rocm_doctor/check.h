@@ -30,6 +30,18 @@ struct RunOptions {
   // Site policies (--policy): judged after the checks, on the same facts
   // (rocm_doctor/policy.h). Null or empty: none.
   std::shared_ptr<const policy::PolicySet> policies;
+  // The interpreter whose PyTorch to check (--python, made absolute; "" = python3
+  // on PATH). Its files are read first (rocm_doctor/facts/python_env.h).
+  std::string python;
+  // When the python probe's `import torch` answers (rocm_doctor/facts/torch_view.h):
+  // never (--level quick), only when torch's files cannot decide (standard),
+  // always when there is one (--level full, and replays: a capture's answer;
+  // the default, so a snapshot's recorded answer is used). The CLI sets it from --level.
+  enum class PythonImport { never, when_undecided, always };
+  PythonImport python_import = PythonImport::always;
+  // Binaries and libraries whose GPU code objects to judge (`rocm-doctor targets FILE...`,
+  // the code-objects check; absolute paths). Empty: that check is skipped.
+  std::vector<std::string> binaries;
 };
 
 // Facts several checks need (the GPU inventory, the installed ROCm release)

@@ -93,6 +93,14 @@ class Host {
   [[nodiscard]] virtual HostResult<std::vector<DirEntry>> list_dir(std::string_view path) const = 0;
   // The target of a symbolic link, as stored (not resolved).
   [[nodiscard]] virtual HostResult<std::string> read_link(std::string_view path) const = 0;
+  // Up to `length` bytes of a regular file from `offset` (pread(2), following
+  // links): how large binaries are read, a header or a section at a time.
+  // Fewer bytes at the end of the file, none past it. The default reads the
+  // whole file (bounded) and cuts: hosts over real files override it.
+  [[nodiscard]] virtual HostResult<std::string> read_range(std::string_view path, std::uint64_t offset,
+                                                           std::size_t length) const;
+  // The size in bytes of a regular file (following links).
+  [[nodiscard]] virtual HostResult<std::uint64_t> file_size(std::string_view path) const;
   // stat(2) of a path (following links): device nodes under /dev, and the
   // owner and mode of folders and files.
   [[nodiscard]] virtual HostResult<NodeInfo> stat_node(std::string_view path) const = 0;

@@ -15,10 +15,13 @@ _rocm_doctor() {
       ids=$(rocm-doctor --list-checks 2>/dev/null | awk 'NF == 0 {exit} {print $1}')
       COMPREPLY=($(compgen -W "$ids" -- "${cur##*,}")); return ;;
   esac
+  if [[ " ${COMP_WORDS[*]} " == *" targets "* && "$cur" != -* ]]; then
+    COMPREPLY=($(compgen -f -- "$cur")); return
+  fi
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --knowledge --policy --level --probe-timeout --python --dry-run --yes -y --version --help -h" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "check capture explain diff fleet fix knowledge" -- "$cur"))
+    COMPREPLY=($(compgen -W "check capture explain diff fleet fix knowledge targets" -- "$cur"))
   fi
 }
 complete -F _rocm_doctor rocm-doctor

@@ -54,6 +54,7 @@ struct CommandLine {
   std::vector<std::string> fix_ids;       // fix [ID...]
   bool fix_dry_run = false;               // fix --dry-run
   bool fix_yes = false;                   // fix --yes
+  std::vector<std::string> target_files;  // targets FILE...
 };
 
 // The whole command line (options, subcommands, help texts) bound to `values`.
@@ -69,6 +70,8 @@ int run_command(const RunCommandOptions& options);
 tl::expected<Report, int> machine_report(const RunCommandOptions& options, const std::vector<const Check*>& checks);
 // rocm-doctor fix [ID...] [--dry-run] [--yes] (docs/fix.md).
 int fix_command(const std::vector<std::string>& ids, bool dry_run, bool yes, const RunCommandOptions& options);
+// `targets FILE...`: the code-objects check on those files (--target-gfx, or the GPUs here).
+int targets_command(const std::vector<std::string>& files, RunCommandOptions options);
 int capture_command(const std::string& directory, const RunCommandOptions& options);
 int diff_command(const std::string& before, const std::string& after, const std::string& format);
 int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 
 #include "cli/cli.h"
 #include "probe/probe_runner.h"
@@ -116,6 +117,12 @@ std::unique_ptr<CLI::App> make_command_line(CommandLine& values) {
                                         "as-of date), with the overlays applied");
   knowledge->add_option("--format", values.report_format, "text or json")->check(CLI::IsMember({"text", "json"}));
   knowledge->fallthrough();
+  auto* targets = app->add_subcommand(
+      "targets",
+      "Which gfx targets binaries carry GPU code for, and whether each GPU here (or --target-gfx) runs them");
+  targets->add_option("FILE", values.target_files, "ELF binaries, shared libraries or offload bundle files")
+      ->required();
+  targets->fallthrough();
   auto* explain = app->add_subcommand("explain", "Explain a finding id or a check id");
   explain->add_option("ID", values.explain_id, "e.g. access.relogin-required")->required();
   auto* fix = app->add_subcommand("fix", "Apply the fixes the report prints, root causes first, with consent");
@@ -139,6 +146,15 @@ int cli_main(int argc, char** argv) {
   }
   auto& options = values.options;
   if (options.json) options.format = "json";
+  options.run.python = options.python;
+  if (options.python.find('/') != std::string::npos && options.python.front() != '/') {
+    options.run.python = std::filesystem::absolute(options.python).lexically_normal().string();
+  }
+  if (options.replay.empty() && options.level == "standard") {
+    options.run.python_import = RunOptions::PythonImport::when_undecided;
+  } else if (options.replay.empty() && options.level == "quick") {
+    options.run.python_import = RunOptions::PythonImport::never;
+  }
   setup_logging(options.verbose);
 
   if (app->got_subcommand("explain")) return explain_command(values.explain_id);
@@ -148,6 +164,7 @@ int cli_main(int argc, char** argv) {
     return diff_command(values.diff_reports[0], values.diff_reports[1], values.report_format);
   if (app->got_subcommand("fleet"))
     return fleet_command(values.fleet_inputs, values.report_format, values.fleet_output);
+  if (app->got_subcommand("targets")) return targets_command(values.target_files, options);
   if (app->got_subcommand("capture")) {
     if (values.capture_dir.empty() == options.archive.empty()) {
       return usage_error("capture needs DIR or --archive FILE.tar.gz (one of them)");

@@ -30,12 +30,10 @@ std::unique_ptr<probe::ProbeRunner> start_probes(const RunCommandOptions& option
       std::chrono::milliseconds(static_cast<long long>(std::llround(options.probe_timeout_seconds * 1000)));
   // The python probe gets three probe timeouts: importing torch reads hundreds of MB.
   runner.python_timeout = runner.timeout * 3;
-  auto requested = options.python;
-  if (requested.find('/') != std::string::npos && requested.front() != '/') {
-    requested = std::filesystem::absolute(requested).lexically_normal().string();
-  }
   if (std::find(names.begin(), names.end(), "python") != names.end()) {
-    const auto python = probe::choose_python(live, requested);
+    // At the default level `import torch` runs only when torch's files cannot decide (the torch check asks).
+    if (level != probe::ProbeLevel::full) runner.on_demand.emplace_back("python");
+    const auto python = probe::choose_python(live, options.run.python);
     runner.python = python.interpreter;
     runner.python_error = python.error;
     spdlog::debug("python probe: {}", python.interpreter.empty() ? python.error : python.interpreter);

@@ -6,6 +6,7 @@
 
 #include "rocm_doctor/facts/amdgpu_driver.h"
 #include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/facts/torch_view.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -33,13 +34,19 @@ void add_rocm(VersionList& list, const RocmInstallation* install) {
   add(list, "hip", active.hip_version);
 }
 
+// A probe outcome's result object when it finished, else nullopt.
+std::optional<nlohmann::json> ok_result(const nlohmann::json& outcome) {
+  if (outcome.value("status", std::string()) != "ok") return std::nullopt;
+  const auto result = outcome.find("result");
+  if (result == outcome.end() || !result->is_object()) return std::nullopt;
+  return *result;
+}
+
 // A probe's result object when it ran and finished, else nullopt.
 std::optional<nlohmann::json> probe_result(const Host& host, std::string_view name) {
   auto outcome = host.probe(name);
-  if (!outcome || outcome->value("status", std::string()) != "ok") return std::nullopt;
-  const auto result = outcome->find("result");
-  if (result == outcome->end() || !result->is_object()) return std::nullopt;
-  return std::move(*result);
+  if (!outcome) return std::nullopt;
+  return ok_result(*outcome);
 }
 
 void add_string(VersionList& list, std::string key, const nlohmann::json& object, std::string_view field) {
@@ -66,8 +73,10 @@ void add_driver(VersionList& list, const amdgpu_driver::InstalledDriver* driver)
   }
 }
 
-void add_torch(VersionList& list, const Host& host) {
-  const auto result = probe_result(host, "python");
+// From the torch check's view (its files or its import), when the check ran.
+void add_torch(VersionList& list, const TorchView* view) {
+  if (view == nullptr || !view->outcome) return;
+  const auto result = ok_result(*view->outcome);
   if (!result) return;
   const auto torch = result->find("torch");
   if (torch == result->end() || !torch->is_object()) return;
@@ -101,7 +110,7 @@ VersionList collect_versions(const CheckContext& ctx, const std::vector<const Ch
   if (reads_probe("hip")) add_hip_runtime(list, ctx.host());
   // An image build runs on some build machine: its driver is not the image's.
   if (!ctx.options().image_mode) add_driver(list, ctx.computed_fact<amdgpu_driver::InstalledDriver>());
-  if (reads_probe("python")) add_torch(list, ctx.host());
+  add_torch(list, ctx.computed_fact<TorchView>());
   return list;
 }
 

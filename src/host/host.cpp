@@ -12,6 +12,24 @@ std::optional<nlohmann::json> Host::run_plugins(const nlohmann::json& facts) con
   return probe("plugins");
 }
 
+namespace {
+// What the default read_range may read whole: hosts over real files read ranges instead.
+constexpr std::size_t kWholeFileRangeLimit = 64 * 1024 * 1024;
+}  // namespace
+
+HostResult<std::string> Host::read_range(std::string_view path, std::uint64_t offset, std::size_t length) const {
+  auto content = read_file(path, kWholeFileRangeLimit);
+  if (!content) return tl::unexpected(content.error());
+  if (offset >= content->size()) return std::string();
+  return content->substr(static_cast<std::size_t>(offset), length);
+}
+
+HostResult<std::uint64_t> Host::file_size(std::string_view path) const {
+  auto content = read_file(path, kWholeFileRangeLimit);
+  if (!content) return tl::unexpected(content.error());
+  return static_cast<std::uint64_t>(content->size());
+}
+
 bool Host::exists(std::string_view path) const {
   return stat_node(path).has_value();
 }

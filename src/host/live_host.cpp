@@ -102,6 +102,14 @@ HostResult<std::string> LiveHost::read_file(std::string_view path, std::size_t m
   return read_descriptor(fd.get(), path, max_bytes);
 }
 
+HostResult<std::string> LiveHost::read_range(std::string_view path, std::uint64_t offset, std::size_t length) const {
+  return read_file_range(std::string(path), path, offset, length);
+}
+
+HostResult<std::uint64_t> LiveHost::file_size(std::string_view path) const {
+  return regular_file_size(std::string(path), path);
+}
+
 HostResult<std::vector<DirEntry>> LiveHost::list_dir(std::string_view path) const {
   auto entries = read_directory(std::string(path), path);
   if (entries)

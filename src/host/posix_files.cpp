@@ -134,4 +134,51 @@ HostResult<std::vector<DirEntry>> read_directory(const std::string& real_path, s
   return entries;
 }
 
+namespace {
+
+// A regular file opened for reading, or why not (FIFOs and devices are refused: they never end).
+HostResult<int> open_regular(const std::string& real_path, std::string_view shown_path, struct stat& info) {
+  const int fd = ::open(real_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return tl::unexpected(host_error_from_errno(errno, shown_path));
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return tl::unexpected(HostError{HostErrorKind::io, std::string(shown_path) + ": not a regular file"});
+  }
+  return fd;
+}
+
+}  // namespace
+
+HostResult<std::string> read_file_range(const std::string& real_path, std::string_view shown_path, std::uint64_t offset,
+                                        std::size_t length) {
+  struct stat info {};
+  auto opened = open_regular(real_path, shown_path, info);
+  if (!opened) return tl::unexpected(opened.error());
+  const FileDescriptor fd(*opened);
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  if (offset >= size) return std::string();
+  std::string content(static_cast<std::size_t>(std::min<std::uint64_t>(length, size - offset)), '\0');
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t got =
+        ::pread(fd.get(), content.data() + done, content.size() - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return tl::unexpected(host_error_from_errno(errno, shown_path));
+    }
+    if (got == 0) break;  // the file shrank meanwhile
+    done += static_cast<std::size_t>(got);
+  }
+  content.resize(done);
+  return content;
+}
+
+HostResult<std::uint64_t> regular_file_size(const std::string& real_path, std::string_view shown_path) {
+  struct stat info {};
+  auto opened = open_regular(real_path, shown_path, info);
+  if (!opened) return tl::unexpected(opened.error());
+  const FileDescriptor fd(*opened);
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
 }  // namespace rocm_doctor

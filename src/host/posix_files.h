@@ -46,6 +46,12 @@ std::optional<std::string> first_unenterable_folder(const std::string& path);
 // "permission denied: this process cannot enter /root (mode 0700, owner uid 0)"
 // for the folder first_unenterable_folder() found.
 std::string unenterable_folder_text(const std::string& folder);
+// pread(2) of up to `length` bytes at `offset` of the regular file at `real_path`
+// (error messages name `shown_path`); fewer at its end.
+HostResult<std::string> read_file_range(const std::string& real_path, std::string_view shown_path, std::uint64_t offset,
+                                        std::size_t length);
+// The size of the regular file at `real_path` (following links).
+HostResult<std::uint64_t> regular_file_size(const std::string& real_path, std::string_view shown_path);
 
 // The entries of a folder except . and .., in readdir order.
 HostResult<std::vector<DirEntry>> read_directory(const std::string& real_path, std::string_view shown_path);

@@ -58,4 +58,14 @@ std::optional<nlohmann::json> ReadOnceHost::run_plugins(const nlohmann::json& fa
   return inner_.run_plugins(facts);
 }
 
+// Ranges of big binaries are read once by the one fact that scans them: not kept.
+HostResult<std::string> ReadOnceHost::read_range(std::string_view path, std::uint64_t offset,
+                                                 std::size_t length) const {
+  return inner_.read_range(path, offset, length);
+}
+
+HostResult<std::uint64_t> ReadOnceHost::file_size(std::string_view path) const {
+  return inner_.file_size(path);
+}
+
 }  // namespace rocm_doctor

@@ -22,6 +22,9 @@ class ReadOnceHost final : public Host {
 
   [[nodiscard]] std::string_view source() const override { return inner_.source(); }
   [[nodiscard]] HostResult<std::string> read_file(std::string_view path, std::size_t max_bytes) const override;
+  [[nodiscard]] HostResult<std::string> read_range(std::string_view path, std::uint64_t offset,
+                                                   std::size_t length) const override;
+  [[nodiscard]] HostResult<std::uint64_t> file_size(std::string_view path) const override;
   [[nodiscard]] HostResult<std::vector<DirEntry>> list_dir(std::string_view path) const override;
   [[nodiscard]] HostResult<std::string> read_link(std::string_view path) const override;
   [[nodiscard]] HostResult<NodeInfo> stat_node(std::string_view path) const override;

@@ -143,6 +143,60 @@ HostResult<std::string> RecordingHost::read_file(std::string_view path, std::siz
   return result;
 }
 
+// A big binary is recorded as a sparse file of its real size holding only the
+// ranges read: replay reads the same bytes, and the snapshot stays small.
+void RecordingHost::write_range(const std::string& real_path, std::uint64_t size, std::uint64_t offset,
+                                const std::string& content) const {
+  const auto inside = root_ / real_path.substr(1);
+  make_folders(inside.parent_path());
+  if (!stays_inside(inside)) return;
+  const int fd = ::open(inside.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    spdlog::warn("capture: cannot record {}: {}", real_path, std::strerror(errno));
+    return;
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) == 0 && static_cast<std::uint64_t>(info.st_size) < size &&
+      ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    write_failed_ = true;
+  }
+  for (std::size_t written = 0; written < content.size();) {
+    const ssize_t count =
+        ::pwrite(fd, content.data() + written, content.size() - written, static_cast<off_t>(offset + written));
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) {
+      write_failed_ = true;
+      break;
+    }
+    written += static_cast<std::size_t>(count);
+  }
+  ::close(fd);
+}
+
+HostResult<std::string> RecordingHost::read_range(std::string_view path, std::uint64_t offset,
+                                                  std::size_t length) const {
+  auto size = inner_.file_size(path);
+  auto result = inner_.read_range(path, offset, length);
+  std::lock_guard lock(mutex_);
+  if (result && size) {
+    write_range(mirror_path(path), *size, offset, *result);
+  } else if (!result) {
+    note_error(path, result.error());
+  }
+  return result;
+}
+
+HostResult<std::uint64_t> RecordingHost::file_size(std::string_view path) const {
+  auto result = inner_.file_size(path);
+  std::lock_guard lock(mutex_);
+  if (result) {
+    write_range(mirror_path(path), *result, 0, {});
+  } else {
+    note_error(path, result.error());
+  }
+  return result;
+}
+
 HostResult<std::vector<DirEntry>> RecordingHost::list_dir(std::string_view path) const {
   auto result = inner_.list_dir(path);
   if (!result) return result;

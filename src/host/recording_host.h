@@ -18,6 +18,9 @@ class RecordingHost final : public Host {
 
   [[nodiscard]] std::string_view source() const override { return inner_.source(); }
   [[nodiscard]] HostResult<std::string> read_file(std::string_view path, std::size_t max_bytes) const override;
+  [[nodiscard]] HostResult<std::string> read_range(std::string_view path, std::uint64_t offset,
+                                                   std::size_t length) const override;
+  [[nodiscard]] HostResult<std::uint64_t> file_size(std::string_view path) const override;
   [[nodiscard]] HostResult<std::vector<DirEntry>> list_dir(std::string_view path) const override;
   [[nodiscard]] HostResult<std::string> read_link(std::string_view path) const override;
   [[nodiscard]] HostResult<NodeInfo> stat_node(std::string_view path) const override;
@@ -42,6 +45,8 @@ class RecordingHost final : public Host {
   // on this machine; returns the resolved real path.
   std::string mirror_path(std::string_view path) const;
   void write_file(const std::string& real_path, const std::string& content) const;
+  void write_range(const std::string& real_path, std::uint64_t size, std::uint64_t offset,
+                   const std::string& content) const;
   [[nodiscard]] bool stays_inside(const std::filesystem::path& inside) const;
   void make_folders(const std::filesystem::path& inside) const;
   void make_symlink(const std::string& target, const std::filesystem::path& inside) const;

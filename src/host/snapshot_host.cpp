@@ -193,6 +193,27 @@ HostResult<std::string> SnapshotHost::read_file(std::string_view path, std::size
   return read_descriptor(fd.get(), path, max_bytes, static_cast<std::size_t>(file->size));
 }
 
+HostResult<std::string> SnapshotHost::read_range(std::string_view path, std::uint64_t offset,
+                                                 std::size_t length) const {
+  if (auto readable = check_readable(path); !readable) return tl::unexpected(readable.error());
+  auto file = resolve(path, FollowLast::yes);
+  if (!file) return tl::unexpected(file.error());
+  if (!S_ISREG(file->mode)) {
+    return tl::unexpected(HostError{HostErrorKind::io, std::string(path) + ": not a regular file in the snapshot"});
+  }
+  return read_file_range(file->path, path, offset, length);
+}
+
+HostResult<std::uint64_t> SnapshotHost::file_size(std::string_view path) const {
+  if (auto readable = check_readable(path); !readable) return tl::unexpected(readable.error());
+  auto file = resolve(path, FollowLast::yes);
+  if (!file) return tl::unexpected(file.error());
+  if (!S_ISREG(file->mode)) {
+    return tl::unexpected(HostError{HostErrorKind::io, std::string(path) + ": not a regular file in the snapshot"});
+  }
+  return static_cast<std::uint64_t>(file->size);
+}
+
 HostResult<std::vector<DirEntry>> SnapshotHost::list_dir(std::string_view path) const {
   std::vector<DirEntry> entries;
   std::string prefix(path);

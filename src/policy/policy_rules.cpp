@@ -14,6 +14,7 @@
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/math_libraries.h"
 #include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/facts/torch_view.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/text_case.h"
@@ -188,7 +189,7 @@ Judgement judge_gpu_vram(const Rule& rule, const CheckContext& ctx) {
                  "the gpu-arch check reports the GPU inventory");
 }
 
-// ---- torch: from the python probe ----
+// ---- torch: from its files or the python probe (rocm_doctor/facts/torch_view.h) ----
 
 std::optional<std::string> string_field(const nlohmann::json& object, const char* key) {
   if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return std::nullopt;
@@ -216,24 +217,26 @@ std::optional<Judgement> torch_unavailable(const std::optional<nlohmann::json>& 
 
 Judgement judge_torch(const Rule& rule, const CheckContext& ctx) {
   const auto& spec = std::get<TorchRule>(rule.spec);
-  const auto outcome = ctx.host().probe("python");
+  const auto& outcome = ctx.fact<TorchView>().outcome;
   if (auto reason = torch_unavailable(outcome)) return *reason;
   const auto& result = (*outcome)["result"];
+  // The evidence names the source: torch's files, or the probe's `import torch`.
+  const std::string source = result.value("source", std::string()) == "files" ? "torch files" : "probe python";
   const auto executable = string_field(result, "executable");
   if (!executable) {
     return failed(
         "no Python interpreter was found (" + string_field(result, "error").value_or("python3 not on PATH") + ")",
-        {{"probe python", "no interpreter"}});
+        {{source, "no interpreter"}});
   }
   const auto& torch = result.contains("torch") ? result["torch"] : nlohmann::json();
-  if (!torch.is_object()) return failed("PyTorch is not installed for " + *executable, {{"probe python", *executable}});
+  if (!torch.is_object()) return failed("PyTorch is not installed for " + *executable, {{source, *executable}});
   if (const auto error = string_field(torch, "error"))
-    return failed("import torch failed: " + *error, {{"probe python", *error}});
+    return failed("import torch failed: " + *error, {{source, *error}});
   const auto text = string_field(torch, "version").value_or("");
   const auto version = versions::parse(text);
   if (!version)
-    return unknown("torch.__version__ '" + text + "' cannot be read", "", {{"probe python torch.__version__", text}});
-  std::vector<Evidence> evidence = {{"probe python torch.__version__", text + " (" + *executable + ")"}};
+    return unknown("torch.__version__ '" + text + "' cannot be read", "", {{source + " torch.__version__", text}});
+  std::vector<Evidence> evidence = {{source + " torch.__version__", text + " (" + *executable + ")"}};
   std::vector<std::string> problems;
   if (spec.version && !spec.version->contains(*version))
     problems.push_back("torch " + text + " is outside " + spec.version->text);
@@ -245,7 +248,7 @@ Judgement judge_torch(const Rule& rule, const CheckContext& ctx) {
       if (const auto hip = string_field(torch, "hip")) {
         tag = *hip;
         tag_source = "torch.version.hip";
-        evidence.push_back({"probe python torch.version.hip", *hip});
+        evidence.push_back({source + " torch.version.hip", *hip});
       }
     }
     if (!tag) {

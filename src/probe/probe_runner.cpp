@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -121,30 +122,47 @@ ProbeRunner::ProbeRunner(ProbeRunnerOptions options)
     }
     const auto timeout = child.timeout;
     auto cancel = cancel_;  // keeps the flag alive as long as the thread
-    futures_.emplace(name, std::async(std::launch::async, [argv, child, timeout, cancel, name] {
-                             spdlog::debug("probe {}: started", name);
-                             auto outcome = probe_outcome(run_child(argv, child), timeout);
-                             spdlog::debug("probe {}: {} in {} ms", name, outcome.value("status", ""),
-                                           outcome.value("elapsed_ms", 0));
-                             return outcome;
-                           }).share());
+    auto run = [argv, child, timeout, cancel, name] {
+      spdlog::debug("probe {}: started", name);
+      auto outcome = probe_outcome(run_child(argv, child), timeout);
+      spdlog::debug("probe {}: {} in {} ms", name, outcome.value("status", ""), outcome.value("elapsed_ms", 0));
+      return outcome;
+    };
+    const bool deferred =
+        std::find(options_.on_demand.begin(), options_.on_demand.end(), name) != options_.on_demand.end();
+    if (deferred) on_demand_.insert(name);
+    futures_.emplace(name, std::async(deferred ? std::launch::deferred : std::launch::async, std::move(run)).share());
   }
+}
+
+bool ProbeRunner::started(const std::string& name) const {
+  if (!on_demand_.contains(name)) return true;
+  const std::lock_guard lock(asked_mutex_);
+  return asked_.contains(name);
 }
 
 ProbeRunner::~ProbeRunner() {
   cancel_->store(true);
-  for (auto& [name, future] : futures_) future.wait();
+  for (auto& [name, future] : futures_) {
+    if (started(name)) future.wait();  // waiting on an unasked deferred probe would run it
+  }
 }
 
 std::optional<nlohmann::json> ProbeRunner::result(std::string_view name) const {
   const auto it = futures_.find(name);
   if (it == futures_.end()) return std::nullopt;
+  if (on_demand_.contains(name)) {
+    const std::lock_guard lock(asked_mutex_);
+    asked_.emplace(name);
+  }
   return it->second.get();
 }
 
 std::map<std::string, nlohmann::json> ProbeRunner::all() const {
   std::map<std::string, nlohmann::json> results;
-  for (const auto& [name, future] : futures_) results.emplace(name, future.get());
+  for (const auto& [name, future] : futures_) {
+    if (started(name)) results.emplace(name, future.get());
+  }
   return results;
 }
 

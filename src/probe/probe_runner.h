@@ -9,8 +9,10 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +60,9 @@ struct ProbeRunnerOptions {
   std::string python;
   std::string python_error;
   std::chrono::milliseconds python_timeout{30'000};
+  // Probes started only when result() first asks for them (the python probe at
+  // --level standard: only when torch's files cannot decide). Never asked, never run.
+  std::vector<std::string> on_demand;
 };
 
 class ProbeRunner {
@@ -71,13 +76,18 @@ class ProbeRunner {
 
   // Blocks until that probe ends; nullopt when the level did not start it.
   [[nodiscard]] std::optional<nlohmann::json> result(std::string_view name) const;
-  // Blocks until every probe ends.
+  // Blocks until every probe ends: those started (an on-demand probe nobody asked for is not).
   [[nodiscard]] std::map<std::string, nlohmann::json> all() const;
 
  private:
   ProbeRunnerOptions options_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   std::map<std::string, std::shared_future<nlohmann::json>, std::less<>> futures_;
+  // The on-demand probes (deferred futures: the asker's thread runs the child) and which were asked for.
+  std::set<std::string, std::less<>> on_demand_;
+  mutable std::mutex asked_mutex_;
+  mutable std::set<std::string, std::less<>> asked_;
+  [[nodiscard]] bool started(const std::string& name) const;
 };
 
 // The probe child's main: `rocm-doctor __probe NAME [--smoke]`. Writes one JSON
