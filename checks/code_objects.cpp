@@ -11,6 +11,7 @@
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/kb.h"
+#include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -97,22 +98,25 @@ std::vector<Finding> judge_file(const CheckContext& ctx, const std::string& path
             .because("A HIP binary runs only on the gfx targets it carries code objects for; on any other the "
                      "first kernel launch fails with hipErrorNoBinaryForGpu or 'invalid device function'."),
         *scan);
-    if (auto fix = override_fix(target.gfx, *scan)) {
-      finding.with_fix(std::move(*fix));
-    } else {
-      finding.with_fix(make_fix(kCheckId, "Install or build a version of this library that includes " + target.gfx +
-                                              " (for a ROCm build, set its GPU_TARGETS / --offload-arch)."));
+    auto fix = override_fix(target.gfx, *scan);
+    if (!fix) {
+      fix = make_fix(kCheckId, "Install or build a version of this library that includes " + target.gfx +
+                                   " (for a ROCm build, set its GPU_TARGETS / --offload-arch).");
     }
+    // The check runs on named files only: verify by naming the file again.
+    fix->verify = "rocm-doctor targets " + shell_quote(path) +
+                  (target.why == "--target-gfx" ? " --target-gfx " + shell_quote(target.gfx) : std::string());
+    finding.with_fix(std::move(*fix));
     findings.push_back(std::move(finding));
   }
-  const bool all_run = runs_on.size() == wanted.size();
-  if (all_run) {
+  // What does run is said too (ok), unless nothing judged runs.
+  if (!runs_on.empty() || wanted.empty()) {
     const auto judged = wanted.empty() ? std::string() : "; runs on " + join(runs_on, ", ");
     findings.push_back(with_scan_evidence(
         make_finding("code-objects.carries", Severity::ok,
                      fmt::format("{} carries code for {}{}", name, join(scan->targets, ", "), judged))
             .because(wanted.empty() ? "No GPU here and no --target-gfx to judge them against."
-                                    : "Every GPU judged has code objects in this file."),
+                                    : "These targets have code objects in this file."),
         *scan));
   }
   return findings;

@@ -101,6 +101,13 @@ class Scanner {
       } else {
         length = compressed_bundle(head, position, region.end - position);
       }
+      if (!length && after_v1_) {
+        // A version-1 compressed bundle gives no size: the magic found after it may lie inside
+        // its compressed data (zstd keeps literals as they are). Not a bundle: search on.
+        scan_.problem.clear();
+        position += 1;
+        continue;
+      }
       if (!length) return;
       position += std::max<std::uint64_t>(*length, 1);
     }
@@ -221,6 +228,7 @@ class Scanner {
     }
     ++scan_.bundles;
     add_targets(*header);
+    after_v1_ = false;
     return header->end;
   }
 
@@ -278,6 +286,7 @@ class Scanner {
     ++scan_.compressed_bundles;
     add_targets(*bundle);
     // Version 1 gives no total size: the next magic is searched for after the header.
+    after_v1_ = header->total_size == 0;
     return header->total_size != 0 ? header->total_size : header->header_size;
   }
 
@@ -289,6 +298,7 @@ class Scanner {
   std::string path_;
   const Limits& limits_;
   Scan& scan_;
+  bool after_v1_ = false;  // the last bundle was a version-1 compressed one
 };
 
 }  // namespace

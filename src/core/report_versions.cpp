@@ -110,7 +110,8 @@ VersionList collect_versions(const CheckContext& ctx, const std::vector<const Ch
   if (reads_probe("hip")) add_hip_runtime(list, ctx.host());
   // An image build runs on some build machine: its driver is not the image's.
   if (!ctx.options().image_mode) add_driver(list, ctx.computed_fact<amdgpu_driver::InstalledDriver>());
-  add_torch(list, ctx.computed_fact<TorchView>());
+  // The torch check's view (computed once per run: the same the check judged).
+  add_torch(list, reads_probe("python") ? &ctx.fact<TorchView>() : ctx.computed_fact<TorchView>());
   return list;
 }
 

@@ -34,6 +34,12 @@ std::string joined(const std::string& folder, std::string_view name) {
   return folder + "/" + std::string(name);
 }
 
+// A version name pyenv keeps under versions/: no folder separator, not . or ..
+bool plain_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." &&
+         std::none_of(name.begin(), name.end(), [](char c) { return c == '/'; });
+}
+
 bool is_executable(const Host& host, const std::string& path) {
   const auto node = host.stat_node(path);
   return node && node->type == EntryType::file && (node->mode & 0111U) != 0;
@@ -109,7 +115,7 @@ class Inspection {
         }
         continue;
       }
-      if (name.find('/') != std::string::npos || name == "." || name == "..") continue;
+      if (!plain_name(name)) continue;
       const auto candidate = joined(root, "versions/" + name + "/bin/" + name_of(env_.interpreter));
       if (is_executable(host_, candidate)) {
         env_.resolved = candidate;

@@ -106,6 +106,22 @@ std::string RecordingHost::mirror_path(std::string_view path) const {
   return to_path(resolved);
 }
 
+namespace {
+
+// All of `content` at `offset` (pwrite(2), EINTR retried); false when the disk refused it.
+bool write_at(int fd, const std::string& content, std::uint64_t offset) {
+  for (std::size_t written = 0; written < content.size();) {
+    const ssize_t count =
+        ::pwrite(fd, content.data() + written, content.size() - written, static_cast<off_t>(offset + written));
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) return false;
+    written += static_cast<std::size_t>(count);
+  }
+  return true;
+}
+
+}  // namespace
+
 void RecordingHost::write_file(const std::string& real_path, const std::string& content) const {
   const auto inside = root_ / real_path.substr(1);
   make_folders(inside.parent_path());
@@ -116,15 +132,7 @@ void RecordingHost::write_file(const std::string& real_path, const std::string& 
     spdlog::warn("capture: cannot record {}: {}", real_path, std::strerror(errno));
     return;
   }
-  for (std::size_t written = 0; written < content.size();) {
-    const ssize_t count = ::write(fd, content.data() + written, content.size() - written);
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0) {
-      write_failed_ = true;
-      break;
-    }
-    written += static_cast<std::size_t>(count);
-  }
+  if (!write_at(fd, content, 0)) write_failed_ = true;
   ::close(fd);
 }
 
@@ -160,16 +168,7 @@ void RecordingHost::write_range(const std::string& real_path, std::uint64_t size
       ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
     write_failed_ = true;
   }
-  for (std::size_t written = 0; written < content.size();) {
-    const ssize_t count =
-        ::pwrite(fd, content.data() + written, content.size() - written, static_cast<off_t>(offset + written));
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0) {
-      write_failed_ = true;
-      break;
-    }
-    written += static_cast<std::size_t>(count);
-  }
+  if (!write_at(fd, content, offset)) write_failed_ = true;
   ::close(fd);
 }
 

@@ -159,7 +159,7 @@ TEST(InspectPython, APyenvShimResolvesThroughItsVersionFile) {
 TEST(InspectPython, PyenvVersionAndALocalVersionFileWinOverTheGlobalOne) {
   SnapshotBuilder builder;
   builder.env("PATH", "/opt/pyenv/shims:/usr/bin").env("PWD", "/srv/project/sub");
-  builder.stat("/opt/pyenv/shims/python3", program());
+  builder.stat("/opt/pyenv/shims/python3", program()).dir("/opt/pyenv/versions");
   builder.file("/opt/pyenv/version", "3.11.7\n").file("/srv/project/.python-version", "3.12.1\n");
   builder.stat("/opt/pyenv/versions/3.11.7/bin/python3", program());
   builder.stat("/opt/pyenv/versions/3.12.1/bin/python3", program());

@@ -66,8 +66,8 @@ TEST(ReportVersions, ProbesGiveTheLoadedHipAndTorchWhenASelectedCheckReadsThem) 
                {{"executable", "/usr/bin/python3"}, {"torch", {{"version", "2.5.1+rocm6.2"}, {"hip", nullptr}}}}}});
   auto host = builder.open();
   const RunOptions options;
-  const CheckContext ctx(*host, options);
-  const auto versions = [&ctx](std::vector<std::string_view> ids) {
+  const auto versions = [&](std::vector<std::string_view> ids) {
+    const CheckContext ctx(*host, options);  // one run each: facts are computed once per run
     std::vector<const Check*> checks;
     for (const auto id : ids) checks.push_back(find_check(id));
     const auto list = collect_versions(ctx, checks);

@@ -49,6 +49,7 @@ RunOptions options_from(const nlohmann::json& expectation, const fs::path& folde
   const auto& raw = expectation["options"];
   options.image_mode = raw.value("image", false);
   options.target_gfx = raw.value("target_gfx", std::vector<std::string>{});
+  options.binaries = raw.value("binaries", std::vector<std::string>{});  // rocm-doctor targets FILE...
   return options;
 }
 

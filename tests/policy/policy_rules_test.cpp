@@ -170,13 +170,11 @@ TEST(PolicyRules, TorchVersionAndRocmTag) {
   const auto absent = verdict(judge_on("torch-not-installed", rules(R"({"torch": ">=2.5"})")));
   EXPECT_EQ(absent.severity, Severity::error);
   EXPECT_TRUE(mentions(absent, "PyTorch is not installed")) << absent.summary;
-  // No python probe in the snapshot: never a silent pass.
+  // No python probe in the snapshot: torch's files are read instead (here: no python3 at all), never a silent pass.
   const auto unprobed =
       verdict(judge_on("gpu-mi300x-x8", rules(R"({"torch": {"version": ">=2.5", "severity": "warning"}})")));
   EXPECT_EQ(unprobed.severity, Severity::warning);
-  EXPECT_TRUE(mentions(unprobed, "cannot be evaluated: the python probe did not run")) << unprobed.summary;
-  ASSERT_FALSE(unprobed.fixes.empty());
-  EXPECT_NE(unprobed.fixes[0].description.find("--level standard"), std::string::npos);
+  EXPECT_TRUE(mentions(unprobed, "no Python interpreter was found")) << unprobed.summary;
   const auto hung = verdict(judge_on("torch-probe-timeout", rules(R"({"torch": ">=2.5"})")));
   EXPECT_TRUE(mentions(hung, "did not finish (timeout)")) << hung.summary;
 }
