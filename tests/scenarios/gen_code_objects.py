@@ -99,7 +99,7 @@ def main():
              "gfx900..gfx1101 only, so `rocm-doctor targets` says gfx1201 has no code",
              {LIB: wheel},
              {"checks": ["code-objects"], "options": {"image": True, "target_gfx": ["gfx1201"], "binaries": [LIB]},
-              "expect": {"code-objects.no-kernel": "error"}, "absent": ["code-objects.carries"]})
+              "expect": {"code-objects.no-kernel": "error"}, "root_causes": ["code-objects.no-kernel"], "absent": ["code-objects.carries"]})
     scenario("code-objects-wheel-has-gfx1100",
              "Healthy twin: the same library judged for gfx1100 and gfx942, both carried",
              {LIB: wheel},
@@ -111,7 +111,7 @@ def main():
              "A libtorch_hip.so cut in half (an interrupted copy): its section table lies past the end",
              {LIB: truncated},
              {"checks": ["code-objects"], "options": {"image": True, "target_gfx": ["gfx1100"], "binaries": [LIB]},
-              "expect": {"code-objects.malformed": "error"}})
+              "expect": {"code-objects.malformed": "error"}, "root_causes": ["code-objects.malformed"]})
     scenario("code-objects-host-only",
              "A host-only library (no .hip_fatbin content): it carries no GPU code",
              {"/opt/app/lib/libhost.so": elf(b"")},
@@ -123,7 +123,7 @@ def main():
              {"/opt/app/lib/.keep": ""},
              {"checks": ["code-objects"], "options": {"image": True, "target_gfx": ["gfx1100"],
                                                        "binaries": ["/opt/app/lib/libgone.so"]},
-              "expect": {"code-objects.unreadable": "error"}})
+              "expect": {"code-objects.unreadable": "error"}, "root_causes": ["code-objects.unreadable"]})
     # torch read from its files in an image build: a venv with a ROCm 6.2 wheel whose libtorch_hip.so lacks gfx1201.
     site = "/opt/venv/lib/python3.11/site-packages"
     venv_files = {
@@ -144,7 +144,7 @@ def main():
              "libtorch_hip.so's code objects stop at gfx1101",
              venv_files,
              {"checks": ["torch"], "options": {"image": True, "target_gfx": ["gfx1201"]},
-              "expect": {"torch.arch-missing": "error"}, "absent": ["torch.probe-failed"],
+              "expect": {"torch.arch-missing": "error"}, "root_causes": ["torch.arch-missing"], "absent": ["torch.probe-failed"],
               "versions": {"torch": "2.5.1+rocm6.2", "torch_hip": "6.2.41133-dd7f95766"}},
              stats=stats, env=env)
     scenario("torch-files-image-covers-gfx1100",
