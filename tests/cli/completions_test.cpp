@@ -83,8 +83,8 @@ TEST(CliCompletions, TheCommandLineListsTheOptionsTheTestsRelyOn) {
   for (const auto* name : {"level", "probe-timeout", "python", "format", "archive", "help", "version"}) {
     EXPECT_TRUE(names.long_options.contains(name)) << name;
   }
-  EXPECT_EQ(names.subcommands, (std::set<std::string>{"check", "capture", "diff", "fleet", "explain", "fix",
-                                                   "knowledge", "targets"}));
+  EXPECT_EQ(names.subcommands,
+            (std::set<std::string>{"check", "capture", "diff", "fleet", "explain", "fix", "knowledge", "targets"}));
 }
 
 TEST(CliCompletions, EveryFileNamesEveryLongOption) {
