@@ -226,6 +226,15 @@ HostResult<std::vector<DirEntry>> SnapshotHost::list_dir(std::string_view path) 
     const auto type = slash == std::string_view::npos ? it->second.type : EntryType::directory;
     entries.push_back({std::string(rest.substr(0, slash)), type});
   }
+  // So do the files capture could not read (a confined job's KFD nodes of
+  // other GPUs): their folders may hold nothing else, and git keeps no empty folder.
+  for (auto it = manifest_.unreadable.lower_bound(prefix); it != manifest_.unreadable.end() && it->starts_with(prefix);
+       ++it) {
+    const auto rest = std::string_view(*it).substr(prefix.size());
+    const auto slash = rest.find('/');
+    entries.push_back(
+        {std::string(rest.substr(0, slash)), slash == std::string_view::npos ? EntryType::file : EntryType::directory});
+  }
   auto directory = resolve(path, FollowLast::yes);
   if (directory && S_ISDIR(directory->mode)) {
     auto listed = read_directory(directory->path, path);

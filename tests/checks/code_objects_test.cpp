@@ -192,6 +192,10 @@ struct CompressedCase {
   unsigned version;
 };
 
+void PrintTo(const CompressedCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
 class CompressedBundles : public ::testing::TestWithParam<CompressedCase> {};
 
 TEST_P(CompressedBundles, NameTheirTargets) {
@@ -226,6 +230,10 @@ struct HostileCase {
   const char* name;
   std::string bytes;
 };
+
+void PrintTo(const HostileCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 std::string with_u64_at(std::string bytes, std::size_t at, std::uint64_t value) {
   for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<char>((value >> (8 * i)) & 0xff);

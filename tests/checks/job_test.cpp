@@ -24,6 +24,8 @@ struct IdListCase {
   std::vector<std::string> ids;
 };
 
+void PrintTo(const IdListCase& c, std::ostream* os) { *os << c.name; }
+
 class GpuIdList : public ::testing::TestWithParam<IdListCase> {};
 
 TEST_P(GpuIdList, SplitsWhatSlurmWrites) {
