@@ -24,7 +24,9 @@ struct IdListCase {
   std::vector<std::string> ids;
 };
 
-void PrintTo(const IdListCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const IdListCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class GpuIdList : public ::testing::TestWithParam<IdListCase> {};
 

@@ -66,7 +66,9 @@ struct SchemaCase {
   std::string expected;  // a piece of the error; empty: accepted
 };
 
-void PrintTo(const SchemaCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const SchemaCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class KnowledgeSchema : public ::testing::TestWithParam<SchemaCase> {};
 
