@@ -42,16 +42,6 @@ bool run_step(StepLog& log, const ApplyContext& context, std::set<std::string>& 
   return true;
 }
 
-bool still_raised(const Finding& finding, std::string_view check_id, const Report& after) {
-  for (const auto& check : after.checks) {
-    if (check.id != check_id) continue;
-    for (const auto& candidate : check.findings) {
-      if (candidate.id == finding.id && candidate.summary == finding.summary) return true;
-    }
-  }
-  return false;
-}
-
 std::string severity_after(const Finding& finding, std::string_view check_id, const Report& after) {
   for (const auto& check : after.checks) {
     if (check.id != check_id) continue;
@@ -133,7 +123,7 @@ void judge_outcomes(std::vector<StepLog>& log, const Report& after) {
     const auto& step = *entry.step;
     if (entry.status != StepStatus::applied && entry.status != StepStatus::not_applied) continue;
     entry.after = severity_after(*step.finding, step.check_id, after);
-    const bool present = still_raised(*step.finding, step.check_id, after);
+    const bool present = entry.after != "absent";
     if (entry.status == StepStatus::not_applied) {
       entry.outcome = present ? Outcome::still_present : Outcome::verified;
     } else if (step.fix->needs_reboot) {
