@@ -40,7 +40,8 @@ TEST(ErrorSignatures, AtLeast120EachWithSourcesMeaningAndCauses) {
 }
 
 TEST(ErrorSignatures, EverySampleMatchesItsOwnPattern) {
-  for (const auto& signature : catalogue().at("signatures")) {
+  const auto signatures = catalogue().at("signatures");  // a range-for over a temporary's member dangles
+  for (const auto& signature : signatures) {
     const auto id = signature.at("id").get<std::string>();
     const std::regex pattern(signature.at("pattern").get<std::string>(), std::regex::ECMAScript | std::regex::icase);
     for (const auto& sample : signature.at("samples")) {
@@ -52,7 +53,8 @@ TEST(ErrorSignatures, EverySampleMatchesItsOwnPattern) {
 TEST(ErrorSignatures, CausesNameOnlyDocumentedFindings) {
   const auto documented = documented_ids(checks_document());
   const std::set<std::string> known(documented.begin(), documented.end());
-  for (const auto& signature : catalogue().at("signatures")) {
+  const auto signatures = catalogue().at("signatures");
+  for (const auto& signature : signatures) {
     for (const auto& cause : signature.at("causes")) {
       for (const auto& finding : cause.at("findings")) {
         EXPECT_TRUE(known.contains(finding.get<std::string>())) << signature.at("id") << " names " << finding;
