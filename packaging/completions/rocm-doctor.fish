@@ -1,6 +1,6 @@
 # fish completion for rocm-doctor
 complete -c rocm-doctor -f
-complete -c rocm-doctor -n __fish_use_subcommand -a 'check capture explain diff fleet fix knowledge targets'
+complete -c rocm-doctor -n __fish_use_subcommand -a 'check capture explain diff fleet fix knowledge targets why run'
 complete -c rocm-doctor -l replay -r -F -d 'Diagnose a snapshot folder'
 complete -c rocm-doctor -l format -x -a 'text json markdown junit prometheus npd html' -d 'Report format'
 complete -c rocm-doctor -l json -d 'Same as --format json'
@@ -25,5 +25,7 @@ complete -c rocm-doctor -s h -l help -d 'Show help'
 complete -c rocm-doctor -l policy -r -F -d 'Also judge against this site policy (JSON)'
 complete -c rocm-doctor -n '__fish_seen_subcommand_from fix' -l dry-run -d 'Print what would be run, run nothing'
 complete -c rocm-doctor -n '__fish_seen_subcommand_from fix' -s y -l yes -d 'Apply without asking'
+complete -c rocm-doctor -l symptom -x -d 'Also explain this error message (- reads stdin)'
+complete -c rocm-doctor -l log -r -F -d 'Also explain the error messages in this log file'
 complete -c rocm-doctor -l knowledge -x -a '(__fish_complete_directories)' -d 'Add or override knowledge tables from the JSON files in DIR'
 complete -c rocm-doctor -n '__fish_seen_subcommand_from targets' -F -d 'Binary or library'

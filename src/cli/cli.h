@@ -40,6 +40,11 @@ struct RunCommandOptions {
   std::vector<std::string> policy_files;  // --policy FILE, repeatable (issue 12)
   // Knowledge overlays (docs/knowledge.md): folders (or files) of checks/data-shaped JSON.
   std::vector<std::string> knowledge_dirs;
+  // The user's error text (issue 17, docs/architecture.md#symptoms).
+  std::string symptom;               // --symptom TEXT or `why TEXT`; "-": read stdin
+  bool symptom_given = false;        // set even when TEXT is empty (an error)
+  std::string log_file;              // --log FILE
+  std::vector<std::string> command;  // run -- CMD ARGS...
 };
 
 // What the command line fills in: the run options and each subcommand's arguments.

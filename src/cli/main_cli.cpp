@@ -75,6 +75,10 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
                  "Add or override knowledge tables (checks/data/*.json) from the *.json files in DIR, after "
                  "/etc/rocm-doctor/knowledge.d (repeatable; docs/knowledge.md)")
       ->allow_extra_args(false);
+  app.add_option("--symptom", options.symptom,
+                 "Also explain this error message (\"-\": read it from stdin) with what the checks find");
+  app.add_option("--log", options.log_file,
+                 "Also explain the error messages in this log FILE (its last 128 MiB; messages may span lines)");
   app.add_option("--python", options.python,
                  "Python interpreter whose PyTorch to check (default: python3 on PATH, so an active venv or "
                  "conda environment)");
@@ -123,8 +127,14 @@ std::unique_ptr<CLI::App> make_command_line(CommandLine& values) {
   targets->add_option("FILE", values.target_files, "ELF binaries, shared libraries or offload bundle files")
       ->required();
   targets->fallthrough();
-  auto* explain = app->add_subcommand("explain", "Explain a finding id or a check id");
-  explain->add_option("ID", values.explain_id, "e.g. access.relogin-required")->required();
+  auto* explain = app->add_subcommand("explain", "Explain a finding id, a check id or an error signature");
+  explain->add_option("ID", values.explain_id, "e.g. access.relogin-required or hipErrorNoBinaryForGpu")->required();
+  auto* why = app->add_subcommand("why", "Explain an error message with what the checks find here (a run)");
+  why->add_option("TEXT", values.options.symptom, "The error text, or - to read it from stdin")->required();
+  why->fallthrough();
+  auto* run = app->add_subcommand("run", "Run CMD once (no shell, --probe-timeout) and explain what it printed");
+  run->add_option("CMD", values.options.command, "-- CMD ARGS...: the failing command and its arguments")->required();
+  run->fallthrough();
   auto* fix = app->add_subcommand("fix", "Apply the fixes the report prints, root causes first, with consent");
   fix->add_option("ID", values.fix_ids, "Finding ids whose fixes to apply (default: the root causes, then the rest)");
   fix->add_flag("--dry-run", values.fix_dry_run, "Print what would be run, in order, and run nothing");
@@ -145,6 +155,7 @@ int cli_main(int argc, char** argv) {
     return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
   }
   auto& options = values.options;
+  options.symptom_given = app->count("--symptom") > 0 || app->got_subcommand("why");
   if (options.json) options.format = "json";
   options.run.python = options.python;
   if (options.python.find('/') != std::string::npos && options.python.front() != '/') {

@@ -7,6 +7,7 @@
 #include "bundle/snapshot_archive.h"
 #include "cli/cli.h"
 #include "cli/report_outputs.h"
+#include "cli/symptom_input.h"
 #include "host/live_host.h"
 #include "host/read_once_host.h"
 #include "host/snapshot_host.h"
@@ -105,8 +106,12 @@ int run_command(const RunCommandOptions& options) {
   if (!checks) return usage_error(checks.error());
   const auto targets = output_targets(options);
   if (!targets) return usage_error(targets.error());
-  const auto report = machine_report(options, *checks);
+  // The user's command (run --) runs before the checks, never beside the probes.
+  const auto symptom = read_symptom(options);
+  if (!symptom) return usage_error(symptom.error());
+  auto report = machine_report(options, *checks);
   if (!report) return report.error();
+  if (*symptom) add_symptom_section(*report, **symptom);
   if (const int rc = write_outputs(*report, *targets, options); rc != 0) return rc;
   return run_exit_code(*report, options);
 }

@@ -287,8 +287,8 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     }
     if (::poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) break;
     if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      out_open =
-          drain(out.read.get(), result.out, options.stdout_limit, false, result.out_truncated, out_total) != Read::eof;
+      out_open = drain(out.read.get(), result.out, options.stdout_limit, options.stdout_keep_tail, result.out_truncated,
+                       out_total) != Read::eof;
     }
     if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       err_open = drain(err.read.get(), result.err_tail, options.stderr_tail, true, err_truncated_unused,
@@ -304,7 +304,8 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     ::fcntl(err.read.get(), F_SETFL, O_NONBLOCK);
     Read state = Read::data;
     while (out_open && state == Read::data) {
-      state = drain(out.read.get(), result.out, options.stdout_limit, false, result.out_truncated, out_total);
+      state = drain(out.read.get(), result.out, options.stdout_limit, options.stdout_keep_tail, result.out_truncated,
+                    out_total);
     }
     out_open = state != Read::eof;
     state = Read::data;
@@ -315,6 +316,10 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     // A pipe still open means something the probe started outlived it: end its group.
     if (out_open || err_open) ::kill(-pid, SIGKILL);
   }
+  if (options.stdout_keep_tail && result.out.size() > options.stdout_limit) {
+    result.out.erase(0, result.out.size() - options.stdout_limit);
+  }
+  if (options.stdout_keep_tail) result.out_truncated = out_total > options.stdout_limit;
   if (result.err_tail.size() > options.stderr_tail) {
     result.err_tail.erase(0, result.err_tail.size() - options.stderr_tail);
   }

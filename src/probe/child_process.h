@@ -15,6 +15,9 @@ struct ChildOptions {
   std::chrono::milliseconds timeout{10'000};
   std::size_t stdout_limit = 4 * 1024 * 1024;  // bytes kept; the rest is drained and dropped
   std::size_t stderr_tail = 16 * 1024;         // the last bytes of stderr kept
+  // Keep the last stdout_limit bytes of stdout instead of the first (a user's
+  // failing command prints its error at the end).
+  bool stdout_keep_tail = false;
   // "NAME=value" entries added to (or replacing in) this process's environment.
   std::vector<std::string> extra_env;
   // When set and it becomes true, the child is killed as on a timeout.

@@ -70,6 +70,14 @@ std::string summary_line(const Report& report);
 // The report's `versions` as short phrases for a header line, unescaped:
 // {"ROCm 6.2.4", "HIP 6.2.41134", "amdgpu 6.8.5", "torch 2.5.1+rocm6.2"}; empty when none.
 std::vector<std::string> version_phrases(const Report& report);
+// The report's `symptom` section (the user's error text) as plain, unescaped
+// lines for each format to escape: level 0 a heading, 1 an item, 2 its detail.
+// Empty when the run had no symptom.
+struct SymptomLine {
+  int level = 1;
+  std::string text;
+};
+std::vector<SymptomLine> symptom_lines(const Report& report);
 // RFC 3339 "2026-11-30T07:00:00Z" -> seconds since the epoch.
 std::optional<long long> parse_rfc3339(std::string_view text);
 

@@ -152,6 +152,14 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
   if (!versions.empty()) out += join(versions, " · ") + "\n\n";
   render_gpus(out, report);
 
+  // The user's error text first (issue 17), then what is wrong on the machine.
+  for (const auto& line : render_support::symptom_lines(report)) {
+    if (line.level == 0) out += "### " + escape(line.text) + "\n\n";
+    if (line.level == 1) out += "- " + escape(line.text) + "\n";
+    if (line.level == 2) out += "  - " + escape(line.text) + "\n";
+  }
+  if (report.sections.contains("symptom")) out += "\n";
+
   // What is wrong first; the findings a root cause explains follow it, one line each.
   const auto roots = root_causes(report);
   if (!roots.empty()) out += roots.size() == 1 ? "### Root cause\n\n" : "### Root causes (most likely first)\n\n";

@@ -204,6 +204,16 @@ std::string root_cause_section(const Report& report, const Palette& palette, Ver
   return out + "\n";
 }
 
+// The user's error text, before the root cause it may point at (issue 17).
+std::string symptom_block(const Report& report) {
+  std::string out;
+  for (const auto& line : render_support::symptom_lines(report)) {
+    if (line.level == 0) out += shown(line.text) + "\n";
+    if (line.level > 0) out += wrap(shown(line.text), line.level == 1 ? 2 : 6);
+  }
+  return out.empty() ? out : out + "\n";
+}
+
 std::string plural(int count, std::string_view word) {
   return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
 }
@@ -215,6 +225,7 @@ std::string render_text(const Report& report, Color color, Verbosity verbosity) 
   std::string out = header(report);
   out += gpu_table(report);
   out += policy_line(report);
+  out += symptom_block(report);
   out += root_cause_section(report, palette, verbosity);
   for (const auto& check : report.checks) render_check(out, check, palette, verbosity, report.root_causes);
   const auto counts = count_findings(report);

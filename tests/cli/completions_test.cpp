@@ -80,11 +80,12 @@ TEST(CliCompletions, TheCommandLineListsTheOptionsTheTestsRelyOn) {
   // Given the App cli_main parses with, when the test collects its names, it sees
   // options of the run and of the subcommands: the checks below cannot pass empty.
   const auto names = command_line_names();
-  for (const auto* name : {"level", "probe-timeout", "python", "format", "archive", "help", "version"}) {
+  for (const auto* name :
+       {"level", "probe-timeout", "python", "format", "archive", "help", "version", "symptom", "log"}) {
     EXPECT_TRUE(names.long_options.contains(name)) << name;
   }
-  EXPECT_EQ(names.subcommands,
-            (std::set<std::string>{"check", "capture", "diff", "fleet", "explain", "fix", "knowledge", "targets"}));
+  EXPECT_EQ(names.subcommands, (std::set<std::string>{"check", "capture", "diff", "fleet", "explain", "fix",
+                                                      "knowledge", "targets", "why", "run"}));
 }
 
 TEST(CliCompletions, EveryFileNamesEveryLongOption) {

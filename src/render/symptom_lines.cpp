@@ -1,0 +1,78 @@
+// The "Your error" block every human-readable format shows near the top:
+// which messages matched, the causes this machine backs, the harmless ones,
+// and the next step when nothing here backs a cause.
+#include <fmt/format.h>
+
+#include "render/formats.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor::render_support {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string text_of(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string line_of(const Json& object) {
+  const auto it = object.find("line");
+  return it != object.end() && it->is_number() ? fmt::format("line {}: ", it->get<long long>()) : std::string();
+}
+
+void add_command(std::vector<SymptomLine>& out, const Json& section) {
+  const auto it = section.find("command");
+  if (it == section.end() || !it->is_object()) return;
+  std::string ended = "The command ";
+  if (it->value("timed_out", false)) {
+    ended += "was killed at the timeout (--probe-timeout)";
+  } else if (it->contains("exit_code") && (*it)["exit_code"].is_number()) {
+    ended += fmt::format("exited with status {}", (*it)["exit_code"].get<int>());
+  } else if (it->contains("signal") && (*it)["signal"].is_number()) {
+    ended += fmt::format("was ended by signal {}", (*it)["signal"].get<int>());
+  } else {
+    ended += "ended";
+  }
+  out.push_back({1, ended + "."});
+}
+
+void add_next_step(std::vector<SymptomLine>& out, const Json& section) {
+  const auto it = section.find("next_step");
+  if (it == section.end() || !it->is_object()) return;
+  const auto logging = it->value("logging", std::vector<std::string>{});
+  if (!logging.empty()) out.push_back({1, "Next step: turn on " + join(logging, " ") + " and run it again:"});
+  const auto command = text_of(*it, "command");
+  if (!command.empty()) out.push_back({2, command});
+}
+
+}  // namespace
+
+std::vector<SymptomLine> symptom_lines(const Report& report) {
+  const auto found = report.sections.find("symptom");
+  if (found == report.sections.end() || !found->second.is_object()) return {};
+  const Json& section = found->second;
+  std::vector<SymptomLine> out;
+  out.push_back({0, "Your error (" + text_of(section, "text_source") + "):"});
+  add_command(out, section);
+  for (const auto& match : section.value("matches", Json::array())) {
+    out.push_back({1, line_of(match) + text_of(match, "signature") + " (" + text_of(match, "component") + ")"});
+    out.push_back({2, text_of(match, "meaning")});
+  }
+  const auto causes = section.value("causes", Json::array());
+  if (!causes.empty()) out.push_back({1, "Cause on this machine (most likely first):"});
+  for (const auto& cause : causes) {
+    out.push_back({2, text_of(cause, "finding") + ": " + text_of(cause, "cause") + " " + text_of(cause, "why")});
+  }
+  for (const auto& harmless : section.value("harmless", Json::array())) {
+    out.push_back({1, line_of(harmless) + text_of(harmless, "signature") + " (usually harmless)"});
+    out.push_back({2, text_of(harmless, "why")});
+  }
+  const auto note = text_of(section, "note");
+  if (!note.empty()) out.push_back({1, note});
+  add_next_step(out, section);
+  return out;
+}
+
+}  // namespace rocm_doctor::render_support

@@ -1,0 +1,99 @@
+// Reads checks/data/error_signatures.json into Signatures.
+#include <algorithm>
+
+#include "embedded_data.h"
+#include "rocm_doctor/symptom.h"
+#include "rocm_doctor/text_case.h"
+
+namespace rocm_doctor::symptom {
+
+namespace {
+
+using Json = nlohmann::json;
+
+std::vector<std::string> strings(const Json& signature, const char* key) {
+  const auto it = signature.find(key);
+  if (it == signature.end()) return {};
+  return it->get<std::vector<std::string>>();
+}
+
+std::string text(const Json& signature, const char* key) {
+  const auto it = signature.find(key);
+  return it == signature.end() ? std::string() : it->get<std::string>();
+}
+
+std::vector<SignatureCause> causes(const Json& signature) {
+  std::vector<SignatureCause> result;
+  for (const auto& cause : signature.at("causes")) {
+    result.push_back({cause.at("cause").get<std::string>(), text(cause, "tell_apart"), strings(cause, "findings")});
+  }
+  return result;
+}
+
+std::optional<Harmless> harmless(const Json& signature) {
+  const auto it = signature.find("harmless");
+  if (it == signature.end() || it->is_null()) return std::nullopt;
+  return Harmless{it->at("why").get<std::string>(), strings(*it, "unless")};
+}
+
+// One signature; nlohmann's exceptions become the error of the caller.
+Signature read_signature(const Json& entry) {
+  Signature signature;
+  signature.id = entry.at("id").get<std::string>();
+  signature.names = strings(entry, "names");
+  signature.message = text(entry, "message");
+  signature.pattern = entry.at("pattern").get<std::string>();
+  signature.component = entry.at("component").get<std::string>();
+  signature.category = text(entry, "category");
+  signature.meaning = entry.at("meaning").get<std::string>();
+  signature.causes = causes(entry);
+  signature.logging = strings(entry, "logging");
+  signature.next_step = text(entry, "next_step");
+  signature.samples = strings(entry, "samples");
+  signature.refines = strings(entry, "refines");
+  signature.general = entry.value("general", false);
+  signature.harmless = harmless(entry);
+  signature.sources = strings(entry, "sources");
+  return signature;
+}
+
+}  // namespace
+
+tl::expected<std::vector<Signature>, std::string> parse_signatures(std::string_view json_text) {
+  const auto document = Json::parse(json_text, nullptr, false);
+  if (document.is_discarded() || !document.is_object() || !document.contains("signatures")) {
+    return tl::unexpected(std::string("error signatures: not a JSON object with a 'signatures' list"));
+  }
+  std::vector<Signature> result;
+  std::size_t index = 0;
+  for (const auto& entry : document.at("signatures")) {
+    try {
+      result.push_back(read_signature(entry));
+    } catch (const Json::exception& error) {
+      return tl::unexpected("error signature " + std::to_string(index) + ": " + error.what());
+    }
+    ++index;
+  }
+  return result;
+}
+
+const std::vector<Signature>& signatures() {
+  static const std::vector<Signature> catalogue = [] {
+    auto parsed = parse_signatures(embedded::data_error_signatures());
+    return parsed ? std::move(*parsed) : std::vector<Signature>{};
+  }();
+  return catalogue;
+}
+
+const Signature* find_signature(std::string_view id_or_name) {
+  const auto wanted = lower(id_or_name);
+  for (const auto& signature : signatures()) {
+    if (signature.id == wanted) return &signature;
+    for (const auto& name : signature.names) {
+      if (lower(name) == wanted) return &signature;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace rocm_doctor::symptom

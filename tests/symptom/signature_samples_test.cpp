@@ -1,0 +1,94 @@
+// Every sample of checks/data/error_signatures.json, through the engine itself
+// (the RE2 set the CLI uses): it matches its own signature (or one that refines
+// it), and on a machine that shows the signature's first backed cause, that
+// cause comes first. One case per sample, named after the signature.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "rocm_doctor/symptom.h"
+
+namespace rocm_doctor::symptom {
+namespace {
+
+struct SampleCase {
+  const Signature* signature = nullptr;
+  std::size_t index = 0;
+  [[nodiscard]] const std::string& text() const { return signature->samples[index]; }
+};
+
+void PrintTo(const SampleCase& sample, std::ostream* out) {
+  *out << sample.signature->id << " sample " << sample.index;
+}
+
+std::vector<SampleCase> all_samples() {
+  std::vector<SampleCase> cases;
+  for (const auto& signature : signatures()) {
+    for (std::size_t i = 0; i < signature.samples.size(); ++i) cases.push_back({&signature, i});
+  }
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<SampleCase>& info) {
+  std::string name = info.param.signature->id + "_" + std::to_string(info.param.index);
+  for (auto& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+  }
+  return name;
+}
+
+// The signature matched, or was dropped for a more specific one that did.
+bool matched_or_refined(const std::vector<Match>& matches, const Signature& signature) {
+  for (const auto& match : matches) {
+    if (match.signature->id == signature.id) return true;
+    for (const auto& general : match.signature->refines) {
+      if (general == signature.id) return true;
+    }
+  }
+  return signature.general && !matches.empty();
+}
+
+// The first of the signature's causes that names a finding, and that finding.
+const std::string* first_backing_finding(const Signature& signature) {
+  for (const auto& cause : signature.causes) {
+    if (!cause.findings.empty()) return &cause.findings.front();
+  }
+  return nullptr;
+}
+
+Report report_with(const std::string& finding_id) {
+  Report report;
+  CheckResult check;
+  check.id = "test";
+  check.findings.push_back(make_finding(finding_id, Severity::warning, "the test shows " + finding_id));
+  report.checks.push_back(std::move(check));
+  return report;
+}
+
+class SignatureSamples : public ::testing::TestWithParam<SampleCase> {};
+
+TEST_P(SignatureSamples, MatchesItsOwnSignature) {
+  const auto matches = default_matcher().scan(GetParam().text());
+  EXPECT_TRUE(matched_or_refined(matches, *GetParam().signature)) << GetParam().text();
+}
+
+TEST_P(SignatureSamples, NamesTheFirstCauseTheMachineShows) {
+  const auto& signature = *GetParam().signature;
+  const auto* finding = first_backing_finding(signature);
+  if (finding == nullptr) GTEST_SKIP() << "no cause of " << signature.id << " names a finding";
+  const auto matches = default_matcher().scan(GetParam().text());
+  bool own = false;
+  for (const auto& match : matches) own = own || match.signature->id == signature.id;
+  if (!own) GTEST_SKIP() << "a more specific signature wins over " << signature.id;
+  const auto section = symptom_section(matches, report_with(*finding), "argument");
+  ASSERT_FALSE(section["causes"].empty()) << section.dump(1);
+  EXPECT_EQ(section["causes"][0]["finding"], *finding);
+  EXPECT_TRUE(section["harmless"].empty()) << "a harmless signature becomes a cause when the machine says so";
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, SignatureSamples, ::testing::ValuesIn(all_samples()), case_name);
+
+}  // namespace
+}  // namespace rocm_doctor::symptom
