@@ -90,6 +90,12 @@ const Matcher& default_matcher();
 nlohmann::ordered_json symptom_section(const std::vector<Match>& matches, const Report& report,
                                        std::string_view text_source);
 
+// `explain ID`: the signature with this id or literal name, or the first one a
+// literal message matches; nullptr when none.
+const Signature* signature_for(std::string_view id_or_message);
+// Everything the catalogue says of one signature, as plain text.
+std::string describe(const Signature& signature);
+
 // The most a symptom text may be: a longer log keeps its end (where the error is).
 constexpr std::size_t kMaxTextBytes = 128U * 1024 * 1024;
 

@@ -15,6 +15,7 @@
 #include "probe/probe_runner.h"
 #include "report/redact.h"
 #include "rocm_doctor/policy.h"
+#include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -60,6 +61,11 @@ int list_checks_command(const RunCommandOptions& options) {
   const auto policies = load_run_policies(options, options.replay.empty());
   if (!policies) return usage_error(policies.error());
   for (const Check* check : registered_checks()) fmt::print("{:<16} {}\n", check->id(), check->title());
+  // The messages `why` knows: each one's id is also an `explain` id.
+  fmt::print("\nError signatures (rocm-doctor why TEXT; rocm-doctor explain ID):\n");
+  for (const auto& signature : symptom::signatures()) {
+    fmt::print("  {:<40} {}\n", signature.id, signature.names.empty() ? signature.category : signature.names.front());
+  }
   fmt::print("\nSite plugins (check 'plugins'; docs/plugins.md):\n");
   list_plugins(*folders);
   if (!(*policies)->empty()) {

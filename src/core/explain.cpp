@@ -1,6 +1,7 @@
 #include "core/explain.h"
 
 #include "embedded_data.h"
+#include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -53,7 +54,9 @@ std::vector<std::string> documented_ids(std::string_view document) {
 }
 
 std::optional<std::string> suggest_explain_id(std::string_view id) {
-  return closest_match(id, documented_ids(checks_document()), 4);
+  auto candidates = documented_ids(checks_document());
+  for (const auto& signature : symptom::signatures()) candidates.push_back(signature.id);
+  return closest_match(id, candidates, 4);
 }
 
 }  // namespace rocm_doctor

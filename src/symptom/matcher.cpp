@@ -5,6 +5,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "rocm_doctor/symptom.h"
@@ -26,9 +27,17 @@ RE2::Options pattern_options() {
   return options;
 }
 
-std::size_t line_of(std::string_view text, std::size_t offset) {
-  return 1 +
-         static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+// Sets every match's line in one pass over the text (in offset order), not one per match.
+void number_lines(std::string_view text, std::vector<Match>& matches) {
+  std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) { return a.offset < b.offset; });
+  std::size_t line = 1;
+  std::size_t counted = 0;
+  for (auto& match : matches) {
+    line += static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
+                                                text.begin() + static_cast<std::ptrdiff_t>(match.offset), '\n'));
+    counted = match.offset;
+    match.line = line;
+  }
 }
 
 // Drops what a more specific match wins over: a refined signature, and a
@@ -83,6 +92,34 @@ const std::vector<Signature>& Matcher::signatures() const {
   return compiled_->signatures;
 }
 
+namespace {
+
+// Where to start looking for each hit's first match: the block before the
+// first ~1 MiB block (cut at a line end) in which the set sees it. One more
+// pass of the set in all, so a log with many different errors near its end
+// stays linear; starting one block early finds a match that crosses into it.
+std::map<int, std::size_t> search_starts(const RE2::Set& set, std::string_view text, const std::vector<int>& hits) {
+  constexpr std::size_t kBlock = 1U << 20;
+  std::map<int, std::size_t> starts;
+  std::set<int> missing(hits.begin(), hits.end());
+  std::size_t previous = 0;
+  for (std::size_t begin = 0; begin < text.size() && !missing.empty();) {
+    auto end = text.find('\n', std::min(text.size(), begin + kBlock));
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    std::vector<int> seen;
+    if (set.Match(text.substr(begin, end - begin), &seen)) {
+      for (const int index : seen) {
+        if (missing.erase(index) > 0) starts[index] = previous;
+      }
+    }
+    previous = begin;
+    begin = end;
+  }
+  return starts;  // a hit missing here matched only across blocks: searched from 0
+}
+
+}  // namespace
+
 std::vector<Match> Matcher::scan(std::string_view text) const {
   std::vector<int> hits;
   RE2::Set::ErrorInfo info{};
@@ -92,14 +129,17 @@ std::vector<Match> Matcher::scan(std::string_view text) const {
     for (std::size_t i = 0; i < compiled_->each.size(); ++i) hits.push_back(static_cast<int>(i));
   }
   std::sort(hits.begin(), hits.end());
+  const auto starts = hits.empty() ? std::map<int, std::size_t>{} : search_starts(compiled_->set, text, hits);
   std::vector<Match> matches;
   for (const int index : hits) {
     const auto position = static_cast<std::size_t>(index);
+    const auto start = starts.contains(index) ? starts.at(index) : 0;
     re2::StringPiece found;
-    if (!compiled_->each[position]->Match(text, 0, text.size(), RE2::UNANCHORED, &found, 1)) continue;
+    if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1)) continue;
     const auto offset = static_cast<std::size_t>(found.data() - text.data());
-    matches.push_back({&compiled_->signatures[position], line_of(text, offset), offset});
+    matches.push_back({&compiled_->signatures[position], 0, offset});
   }
+  number_lines(text, matches);
   return prune(std::move(matches));
 }
 

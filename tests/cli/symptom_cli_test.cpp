@@ -123,5 +123,26 @@ TEST(SymptomCli, RunWithAnUnknownCommandIsAUsageError) {
   EXPECT_NE(result.err.find("command not found"), std::string::npos) << result.err;
 }
 
+TEST(SymptomCli, ExplainKnowsSignaturesByNameIdAndLiteralMessage) {
+  for (const auto* asked :
+       {"hipErrorNoBinaryForGpu", "hip-no-binary-for-gpu", "RuntimeError: HIP error: hipErrorNoBinaryForGpu"}) {
+    const auto result = run_doctor({"explain", asked});
+    EXPECT_EQ(result.exit_code, 0) << asked << ": " << result.err;
+    EXPECT_NE(result.out.find("## hip-no-binary-for-gpu"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("Usual causes"), std::string::npos);
+    EXPECT_NE(result.out.find("AMD_LOG_LEVEL=3"), std::string::npos);
+  }
+  const auto unknown = run_doctor({"explain", "hip-no-binary-for-gpx"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("did you mean 'hip-no-binary-for-gpu'"), std::string::npos) << unknown.err;
+}
+
+TEST(SymptomCli, ListChecksListsTheErrorSignatures) {
+  const auto result = run_doctor({"--list-checks"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.out.find("Error signatures"), std::string::npos);
+  EXPECT_NE(result.out.find("hip-no-binary-for-gpu"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rocm_doctor

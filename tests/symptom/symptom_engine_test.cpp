@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "rocm_doctor/symptom.h"
@@ -55,6 +56,30 @@ TEST(SymptomEngine, AMessageInsideALogReportsTheLineItStartsOn) {
   ASSERT_FALSE(matches.empty());
   EXPECT_EQ(matches.front().signature->id, "hip-no-binary-for-gpu");
   EXPECT_EQ(matches.front().line, 3U);
+}
+
+TEST(SymptomEngine, ALongLogNamesTheFirstLineOfEachMessageWhateverTheBlock) {
+  // Longer than the matcher's 1 MiB location blocks, with a two-line message
+  // around a block boundary and the same error twice.
+  std::string log;
+  std::size_t lines = 0;
+  const auto add = [&](const std::string& line) {
+    log += line + "\n";
+    ++lines;
+  };
+  while (log.size() < (3U << 20)) add("node1:101707:101889 [0] NCCL INFO Channel 00/32 :    0");
+  add("RuntimeError: HIP error: hipErrorNoBinaryForGpu");
+  const auto first_error = lines;
+  while (log.size() < (4U << 20) - 40) add("epoch 3 step 1200/5000 loss 2.3145");
+  add("Memory access fault by GPU node-1 (Agent handle: 0x1) on address 0x7f00.");
+  const auto fault = lines;
+  add("Reason: Page not present or supervisor privilege.");
+  add("RuntimeError: HIP error: hipErrorNoBinaryForGpu");
+  const auto matches = default_matcher().scan(log);
+  std::map<std::string, std::size_t> line_of;
+  for (const auto& match : matches) line_of[match.signature->id] = match.line;
+  EXPECT_EQ(line_of["hip-no-binary-for-gpu"], first_error);
+  EXPECT_EQ(line_of["memory-access-fault-page-not-present"], fault);
 }
 
 TEST(SymptomEngine, AMessageSplitOverTwoLinesStillMatches) {

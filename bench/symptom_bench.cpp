@@ -1,0 +1,74 @@
+// Symptom matching (issue 17) over generated logs of 5, 25 and 50 MB: mostly
+// benign lines of healthy runs (rocminfo, amdgpu init, NCCL INFO, training
+// progress) with a real error every 20,000 lines. The whole catalogue is one
+// RE2 set, so the time must grow linearly with the log and stay under 1 s at 50 MB.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <string>
+
+#include "rocm_doctor/symptom.h"
+
+namespace rocm_doctor {
+namespace {
+
+constexpr std::array<const char*, 8> kBenign = {
+    "[    5.178359] [drm] Initialized amdgpu 3.27.0 20150101 for 0000:44:00.0 on minor 2",
+    "amdgpu 0000:04:00.0: amdgpu: ring comp_1.0.0 uses VM inv eng 1 on hub 0",
+    "node1:101707:101889 [0] NCCL INFO Channel 00/32 :    0",
+    "node1:101707:101889 [0] NCCL INFO comm 0x558ef922a470 rank 0 nranks 8 cudaDev 0 busId 30 - Init START",
+    "  Marketing Name:          AMD Instinct MI300X",
+    "  Compute Unit:            304",
+    "epoch 3 step 1200/5000 loss 2.3145 lr 3.0e-04 tokens/s 51234",
+    "INFO:root:saving checkpoint to /scratch/run-17/ckpt-1200.pt",
+};
+
+constexpr std::array<const char*, 3> kErrors = {
+    "RuntimeError: HIP error: hipErrorNoBinaryForGpu",
+    "Memory access fault by GPU node-2 (Agent handle: 0x55c2) on address 0x7f00.\n"
+    "Reason: Page not present or supervisor privilege.",
+    "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory",
+};
+
+std::string generated_log(std::size_t bytes) {
+  std::string log;
+  log.reserve(bytes + 256);
+  for (std::size_t line = 0; log.size() < bytes; ++line) {
+    log += line % 20'000 == 19'999 ? kErrors[(line / 20'000) % kErrors.size()] : kBenign[line % kBenign.size()];
+    log += '\n';
+  }
+  return log;
+}
+
+// Times matcher.scan over `log`, with the bytes and the matches as counters.
+void scan_repeatedly(benchmark::State& state, const std::string& log) {
+  const auto& matcher = symptom::default_matcher();
+  std::size_t matches = 0;
+  for (auto _ : state) {
+    const auto found = matcher.scan(log);
+    matches = found.size();
+    benchmark::DoNotOptimize(found.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * log.size()));
+  state.counters["matches"] = static_cast<double>(matches);
+}
+
+void SymptomScanLog(benchmark::State& state) {
+  const auto megabytes = static_cast<std::size_t>(state.range(0));
+  scan_repeatedly(state, generated_log(megabytes * 1000 * 1000));
+  state.SetComplexityN(static_cast<std::int64_t>(megabytes));
+}
+BENCHMARK(SymptomScanLog)->Arg(5)->Arg(25)->Arg(50)->Unit(benchmark::kMillisecond)->Complexity(benchmark::oN);
+
+// The worst case for locating matches: every signature's first sample at the
+// very end of a 50 MB benign log, so each one's first match is as far as it gets.
+void SymptomScanEveryErrorAtTheEnd(benchmark::State& state) {
+  auto log = generated_log(50U * 1000 * 1000);
+  for (const auto& signature : symptom::signatures()) log += signature.samples.front() + "\n";
+  scan_repeatedly(state, log);
+}
+BENCHMARK(SymptomScanEveryErrorAtTheEnd)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace rocm_doctor
