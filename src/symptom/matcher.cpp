@@ -16,16 +16,19 @@ namespace {
 
 // Case-insensitive like the data file says; Latin-1 so that any byte (invalid
 // UTF-8, binary noise) is just a character and never a decoding failure.
-RE2::Options pattern_options() {
+RE2::Options pattern_options(int64_t max_mem) {
   RE2::Options options;
   options.set_case_sensitive(false);
   options.set_encoding(RE2::Options::EncodingLatin1);
   options.set_log_errors(false);
-  // The set's DFA over 136 patterns needs more than RE2's 8 MiB default to
-  // stay on the fast path over a long log.
-  options.set_max_mem(256 << 20);
+  options.set_max_mem(max_mem);
   return options;
 }
+
+// The set's DFA over every pattern needs more than RE2's 8 MiB default to stay
+// on the fast path over a long log; one pattern alone fits in the default.
+constexpr int64_t kSetMemory = 64 << 20;
+constexpr int64_t kPatternMemory = 8 << 20;
 
 // Sets every match's line in one pass over the text (in offset order), not one per match.
 void number_lines(std::string_view text, std::vector<Match>& matches) {
@@ -64,7 +67,7 @@ std::vector<Match> prune(std::vector<Match> matches) {
 struct Matcher::Compiled {
   std::vector<Signature> signatures;
   std::vector<std::unique_ptr<RE2>> each;  // one per signature, same index
-  RE2::Set set{pattern_options(), RE2::UNANCHORED};
+  RE2::Set set{pattern_options(kSetMemory), RE2::UNANCHORED};
 };
 
 Matcher::Matcher(std::unique_ptr<Compiled> compiled) : compiled_(std::move(compiled)) {}
@@ -75,7 +78,7 @@ Matcher::~Matcher() = default;
 tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatures) {
   auto compiled = std::make_unique<Compiled>();
   for (const auto& signature : signatures) {
-    auto regex = std::make_unique<RE2>(signature.pattern, pattern_options());
+    auto regex = std::make_unique<RE2>(signature.pattern, pattern_options(kPatternMemory));
     if (!regex->ok()) return tl::unexpected("error signature " + signature.id + ": pattern: " + regex->error());
     std::string error;
     if (compiled->set.Add(signature.pattern, &error) < 0) {
