@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "probe/child_process.h"
 #include "support/run_binary.h"
 #include "support/snapshot_builder.h"
 
@@ -41,6 +42,18 @@ TEST(SymptomCli, WhyNamesTheCauseTheMachineShowsFirst) {
   EXPECT_EQ(symptom["matches"][0]["line"], 1);
   ASSERT_FALSE(symptom["causes"].empty());
   EXPECT_EQ(symptom["causes"][0]["finding"], "gpu.override-needed");
+}
+
+TEST(SymptomCli, WhyDashReadsTheErrorFromStdin) {
+  probe::ChildOptions options;
+  options.input = "Loading...\nRuntimeError: HIP error: hipErrorNoBinaryForGpu\n";
+  const auto result =
+      probe::run_child({ROCM_DOCTOR_BINARY, "why", "-", "--replay", kNoOverride, "--format", "json"}, options);
+  ASSERT_TRUE(result.started) << result.exec_error;
+  const auto symptom = nlohmann::json::parse(result.out).at("symptom");
+  EXPECT_EQ(symptom["text_source"], "stdin");
+  ASSERT_FALSE(symptom["matches"].empty());
+  EXPECT_EQ(symptom["matches"][0]["line"], 2);
 }
 
 TEST(SymptomCli, TheTextReportOpensWithTheUsersError) {
