@@ -77,7 +77,9 @@ tl::expected<std::optional<SymptomInput>, std::string> read_symptom(const RunCom
   if (!options.log_file.empty()) {
     auto text = read_log(options.log_file);
     if (!text) return tl::unexpected(text.error());
-    append(input, std::move(*text), "log " + options.log_file);
+    // The path may name the user's home folder: --redact keeps only the file's name.
+    const auto shown = options.redact ? std::filesystem::path(options.log_file).filename().string() : options.log_file;
+    append(input, std::move(*text), "log " + shown);
   }
   if (!options.command.empty()) {
     auto ran = run_user_command(options.command, options.probe_timeout_seconds, options.redact);

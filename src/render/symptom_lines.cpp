@@ -42,9 +42,12 @@ void add_next_step(std::vector<SymptomLine>& out, const Json& section) {
   const auto it = section.find("next_step");
   if (it == section.end() || !it->is_object()) return;
   const auto logging = it->value("logging", std::vector<std::string>{});
-  if (!logging.empty()) out.push_back({1, "Next step: turn on " + join(logging, " ") + " and run it again:"});
+  out.push_back({1, logging.empty() ? std::string("Next step:")
+                                    : "Next step: turn on " + join(logging, " ") + " and run it again:"});
   const auto command = text_of(*it, "command");
   if (!command.empty()) out.push_back({2, command});
+  // Its usual causes are not guessed at here; explain lists them.
+  out.push_back({1, "Its usual causes (none confirmed here): rocm-doctor explain " + text_of(*it, "signature")});
 }
 
 }  // namespace

@@ -113,7 +113,7 @@ Json symptom_section(const std::vector<Match>& matches, const Report& report, st
   if (symptoms.empty()) {
     section["note"] = matches.empty() ? "No known error message in this text." : "Only usually-harmless messages.";
   } else if (section["causes"].empty()) {
-    section["note"] = "Nothing the checks found on this machine backs a cause of this error; see next_step.";
+    section["note"] = "Nothing the checks found on this machine backs a cause of this error.";
     section["next_step"] = next_step(*symptoms.front()->signature);
   }
   return section;

@@ -76,6 +76,14 @@ TEST(SymptomCli, ALogMatchesAcrossLinesAndNamesTheLine) {
   EXPECT_EQ(symptom["matches"][0]["line"], 3);
 }
 
+TEST(SymptomCli, RedactKeepsOnlyTheLogsFileName) {
+  testing::TempDir folder;
+  const auto log = folder.path() / "train.log";
+  std::ofstream(log) << "hipErrorNoBinaryForGpu\n";
+  const auto result = run_doctor({"--log", log.string(), "--redact", "--replay", kNoOverride, "--json"});
+  EXPECT_EQ(symptom_of(result)["text_source"], "log train.log");
+}
+
 TEST(SymptomCli, BadSymptomInputIsAUsageError) {
   testing::TempDir folder;
   const auto missing = run_doctor({"--log", (folder.path() / "none.log").string(), "--replay", kNoOverride});
