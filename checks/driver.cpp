@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/kernel_cmdline_fix.h"
 #include "rocm_doctor/shell.h"
@@ -14,90 +12,6 @@
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor::driver {
-
-KernelCmdline parse_kernel_cmdline(std::string_view text) {
-  KernelCmdline result;
-  std::vector<std::string> words;
-  std::string word;
-  bool quoted = false;
-  for (const char c : text) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (!quoted && (c == ' ' || c == '\t' || c == '\n')) {
-      if (!word.empty()) words.push_back(std::exchange(word, {}));
-    } else {
-      word += c;
-    }
-  }
-  if (!word.empty()) words.push_back(word);
-  for (const auto& raw : words) {
-    if (raw == "--") break;  // the rest belongs to init
-    const auto equals = raw.find('=');
-    std::string name = raw.substr(0, equals);
-    std::replace(name.begin(), name.end(), '-', '_');  // the kernel treats them alike in names
-    const std::string value = equals == std::string::npos ? "" : raw.substr(equals + 1);
-    if (name == "nomodeset") {
-      result.nomodeset = true;
-      result.amdgpu_words.push_back(raw);
-    } else if (name == "amdgpu.modeset") {
-      if (const auto number = parse_int(value)) result.amdgpu_modeset = static_cast<int>(*number);
-      result.amdgpu_words.push_back(raw);
-    } else if (name == "modprobe.blacklist" || name == "module_blacklist") {
-      for (const auto module : split(value, ',')) {
-        if (module == "amdgpu") {
-          result.amdgpu_blacklisted = true;
-          result.amdgpu_words.push_back(raw);
-        }
-      }
-    }
-  }
-  return result;
-}
-
-std::optional<std::uint32_t> parse_sysfs_hex(std::string_view text) {
-  auto value = trim(text);
-  if (value.starts_with("0x") || value.starts_with("0X")) value.remove_prefix(2);
-  if (value.empty() || value.size() > 8) return std::nullopt;
-  const auto number = parse_uint(value, 16);
-  if (!number) return std::nullopt;
-  return static_cast<std::uint32_t>(*number);
-}
-
-std::string hex4(std::uint32_t value) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "%04x", value);
-  return buffer;
-}
-
-std::string PciKnowledge::vendor_name(std::uint32_t vendor) const {
-  const auto it = vendor_names.find(vendor);
-  return it == vendor_names.end() ? "vendor 0x" + hex4(vendor) : it->second;
-}
-
-bool PciKnowledge::is_amd_gpu(std::uint32_t vendor, std::uint32_t pci_class) const {
-  return vendor == kAmdVendor && (is_display(pci_class) || amd_compute_classes.contains(pci_class >> 8));
-}
-
-PciKnowledge parse_pci_knowledge(std::string_view json_text) {
-  const auto json = nlohmann::json::parse(json_text);
-  PciKnowledge knowledge;
-  for (const auto& [key, name] : json.at("vendors").items()) {
-    if (const auto id = parse_sysfs_hex(key)) knowledge.vendor_names[*id] = name.get<std::string>();
-  }
-  if (const auto base = parse_sysfs_hex(json.at("display_base_class").get<std::string>())) {
-    knowledge.display_base_class = *base;
-  }
-  for (const auto& [key, name] : json.at("amd_compute_classes").items()) {
-    if (const auto id = parse_sysfs_hex(key)) knowledge.amd_compute_classes[*id] = name.get<std::string>();
-  }
-  return knowledge;
-}
-
-const PciKnowledge& pci_knowledge() {
-  static const PciKnowledge knowledge = parse_pci_knowledge(embedded::data_pci_vendors());
-  return knowledge;
-}
-
 namespace {
 
 constexpr std::string_view kPciDevices = "/sys/bus/pci/devices";
@@ -173,9 +87,9 @@ Finding no_amd_gpu(const PciScan& scan) {
                          "ROCm runs only on AMD GPUs (PCI vendor 0x1002). Without one, no ROCm program can use "
                          "a GPU here; frameworks fall back to the CPU or fail.");
   if (scan.error) {
-    finding.with_evidence(std::string(kPciDevices), scan.error->message);
+    finding.with_evidence(kPciDevices, scan.error->message);
   } else if (others.empty()) {
-    finding.with_evidence(std::string(kPciDevices), "no display-class (0x03xxxx) device");
+    finding.with_evidence(kPciDevices, "no display-class (0x03xxxx) device");
   }
   for (const auto& gpu : scan.gpus) {
     finding.with_evidence(std::string(kPciDevices) + "/" + gpu.bdf, "vendor 0x" + hex4(gpu.vendor) + " (" +
@@ -202,7 +116,7 @@ Finding nomodeset(const Host& host, const KernelCmdline& cmdline, const SystemFa
                          "With `nomodeset` (or amdgpu.modeset=0) amdgpu refuses to initialise, so there is no /dev/kfd "
                          "and no GPU for ROCm. It is often left over from an installation that needed a basic "
                          "framebuffer. Keep the amdgpu driver: do not purge or blacklist it.")
-                     .with_evidence("/proc/cmdline", std::string(trim(cmdline_text)))
+                     .with_evidence("/proc/cmdline", trim(cmdline_text))
                      .with_evidence("/sys/module/amdgpu", module_loaded ? "present" : "absent (driver not loaded)");
   return finding.with_fix(kernel_cmdline_fix(
       kCheckId, host, facts, "Remove " + join(words, " ") + " from the kernel command line", {}, words));

@@ -228,7 +228,7 @@ class DriverConfigCheck final : public Check {
                 "amdgpu on this machine and signs it with a local Machine Owner Key (MOK); until that key is "
                 "enrolled in the firmware, the kernel refuses the module, and ROCm sees no GPU. Disabling "
                 "Secure Boot also works but weakens the machine.")
-            .with_evidence(std::string(kSecureBootVar), "enabled (last byte 1)")
+            .with_evidence(kSecureBootVar, "enabled (last byte 1)")
             .with_evidence("/sys/module/amdgpu", "absent (driver not loaded)");
     if (!module.empty()) finding.with_evidence("DKMS module", module);
     finding.with_evidence(key, have_key ? "MOK key present, not trusted by the kernel" : "not found");
@@ -328,7 +328,7 @@ class DriverConfigCheck final : public Check {
                 "DKMS compiles amdgpu against the kernel's headers (/lib/modules/<release>/build). "
                 "Without them every kernel update leaves the GPU without its driver.")
             .with_evidence("/lib/modules/" + release + "/build", "absent")
-            .with_evidence(std::string(kDkmsTree), std::to_string(versions.size()) + " version(s) installed");
+            .with_evidence(kDkmsTree, std::to_string(versions.size()) + " version(s) installed");
     std::vector<std::string> commands;
     if (!package.empty()) commands.push_back(install_command(family, {package}));
     commands.push_back(shell_command({"sudo", "dkms", "autoinstall", "-k", release}));

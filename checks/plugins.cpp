@@ -230,7 +230,7 @@ Finding plugin_failed(const Json& plugin, const std::string& reason) {
   finding.because(std::move(why)).with_evidence(path, how_it_ended(plugin));
   if (const auto err = stderr_lines(plugin); !err.empty()) finding.with_evidence("stderr of " + name, err);
   if (const auto head = plugin.value("stdout_head", ""); !head.empty()) {
-    finding.with_evidence("stdout of " + name, std::string(trim(head)));
+    finding.with_evidence("stdout of " + name, trim(head));
   }
   return finding;
 }

@@ -1,8 +1,10 @@
 // `topology`: pure parsers and judgements behind the topology check (topology_parse.cpp,
-// tested with tables).
+// tested with tables), its data (checks/data/topology.json) and the findings on links
+// between GPUs (topology_peers.cpp).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,4 +53,26 @@ std::string resolve_link(std::string_view folder, std::string_view target);
 // "/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0" -> "/sys/devices/pci0000:00/0000:00:01.1".
 std::string parent_path(std::string_view path);
 
+// checks/data/topology.json, parsed once.
+struct TopologyData {
+  std::map<unsigned, std::string> link_types;  // KFD io_link type -> "PCIe", "XGMI", ...
+  double idle_speed = 2.5;                     // GT/s a link may idle at
+  std::vector<std::string> passthrough_args;
+  std::map<std::string, std::string> generations;  // "16.0" -> "PCIe 4.0"
+};
+const TopologyData& topology_data();
+
 }  // namespace rocm_doctor::topology
+
+// The findings on links between GPUs (topology_peers.cpp).
+namespace rocm_doctor {
+class CheckContext;
+class Host;
+struct Finding;
+struct Gpu;
+namespace topology {
+std::optional<Finding> xgmi_finding(const std::vector<const Gpu*>& gpus);
+std::optional<Finding> p2p_finding(const Host& host, const std::vector<const Gpu*>& gpus);
+std::optional<Finding> rccl_finding(const CheckContext& ctx, std::size_t gpu_count);
+}  // namespace topology
+}  // namespace rocm_doctor

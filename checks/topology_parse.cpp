@@ -3,11 +3,28 @@
 // command line, each tested with tables of cases.
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
+#include "embedded_data.h"
 #include "rocm_doctor/text.h"
 #include "topology.h"
 
 namespace rocm_doctor::topology {
+
+const TopologyData& topology_data() {
+  static const TopologyData parsed = [] {
+    const auto json = nlohmann::json::parse(embedded::data_topology());
+    TopologyData d;
+    for (const auto& [key, value] : json.at("io_link_types").items()) {
+      d.link_types[static_cast<unsigned>(std::stoul(key))] = value.get<std::string>();
+    }
+    d.idle_speed = json.at("idle_link_speed_gts").get<double>();
+    d.passthrough_args = json.at("passthrough_args").get<std::vector<std::string>>();
+    d.generations = json.at("pcie_generations").get<std::map<std::string, std::string>>();
+    return d;
+  }();
+  return parsed;
+}
 
 std::optional<double> parse_link_speed(std::string_view text) {
   const auto words = split_words(trim(text));

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rocm_doctor/check.h"
 #include "rocm_doctor/kb.h"
 
 namespace rocm_doctor {
@@ -48,6 +49,9 @@ struct WheelChoice {
 // The newest wheel for the release's major.minor, else the nearest release;
 // with no release, the newest wheel.
 WheelChoice choose_wheel(std::string_view rocm_release);
+
+// The exact commands that replace the torch of `python` by the ROCm wheel for this machine's ROCm.
+Fix wheel_fix(const CheckContext& ctx, const std::string& python);
 
 }  // namespace torch_wheels
 }  // namespace rocm_doctor

@@ -119,7 +119,11 @@ struct CheckOutcome {
 class Check {
  public:
   virtual ~Check() = default;
-  // Stable id used by --only/--skip and as the prefix of its finding ids.
+  // Stable id used by --only/--skip. It is not always its finding ids' prefix:
+  // `rocm-install` emits `rocm.*`, `gpu-arch` emits `gpu.*`, `topology` emits
+  // `pcie.*`, `iommu.*` and `rccl.*`; the table atop docs/checks.md lists them
+  // all, and a test holds finding_ids() to it. Ids are a contract:
+  // they never change to match the check id.
   [[nodiscard]] virtual std::string_view id() const = 0;
   [[nodiscard]] virtual std::string_view title() const = 0;
   // Report order: lower runs and prints first (system < driver < access < software).

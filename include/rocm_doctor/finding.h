@@ -57,8 +57,9 @@ struct Finding {
     detail = std::move(text);
     return *this;
   }
-  Finding& with_evidence(std::string source, std::string value) {
-    evidence.push_back({std::move(source), std::move(value)});
+  // string_view, so that a path constant or a trimmed slice needs no std::string(...) at the call.
+  Finding& with_evidence(std::string_view source, std::string_view value) {
+    evidence.push_back({std::string(source), std::string(value)});
     return *this;
   }
   Finding& with_fix(Fix fix) {

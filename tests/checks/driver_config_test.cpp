@@ -91,7 +91,8 @@ TEST(DriverConfigCheck, EtcFileHidesTheSameNameInUsrLib) {
   auto builder = amd_machine();
   builder.file("/usr/lib/modprobe.d/amdgpu.conf", "blacklist amdgpu\n");
   builder.file("/etc/modprobe.d/amdgpu.conf", "options amdgpu si_support=1\n");
-  EXPECT_EQ(find_finding(run_check(builder), "driver.blacklisted"), nullptr);
+  const auto report = run_check(builder);
+  EXPECT_EQ(find_finding(report, "driver.blacklisted"), nullptr);
 }
 
 TEST(DriverConfigCheck, HeadersMissingGivesThePackage) {
@@ -141,7 +142,8 @@ TEST(DriverConfigCheck, SkippedInImageMode) {
   builder.file("/etc/modprobe.d/blacklist-amdgpu.conf", "blacklist amdgpu\n");
   RunOptions options;
   options.image_mode = true;
-  EXPECT_EQ(find_finding(run_check(builder, options), "driver.blacklisted"), nullptr);
+  const auto report = run_check(builder, options);
+  EXPECT_EQ(find_finding(report, "driver.blacklisted"), nullptr);
 }
 
 }  // namespace

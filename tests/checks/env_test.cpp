@@ -75,7 +75,8 @@ TEST(EnvCheck, VerboseRuntimeLoggingIsEnvDebugLoggingNotSerialize) {
 
 TEST(EnvCheck, QuietLogLevelsAreNotDebugLogging) {
   for (const char* level : {"0", "1", "2"}) {
-    EXPECT_EQ(find_finding(run_env({{"AMD_LOG_LEVEL", level}}), "env.debug-logging"), nullptr) << level;
+    const auto report = run_env({{"AMD_LOG_LEVEL", level}});
+    EXPECT_EQ(find_finding(report, "env.debug-logging"), nullptr) << level;
   }
 }
 

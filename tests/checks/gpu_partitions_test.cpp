@@ -97,7 +97,8 @@ TEST(GpuPartitions, ModeSaysDpxButKfdShowsFourIsAFinding) {
   const auto inventory = machine.inventory();
   EXPECT_EQ(inventory.physical.front().expected_partitions, 2u);
   const auto host = machine.snapshot.open();
-  EXPECT_NE(find_finding(run_on(*host, {"gpu-arch"}), "gpu.partition-count-mismatch"), nullptr);
+  const auto report = run_on(*host, {"gpu-arch"});
+  EXPECT_NE(find_finding(report, "gpu.partition-count-mismatch"), nullptr);
 }
 
 TEST(GpuPartitions, WithoutModeFilesTheXcdsPerPartitionTellTheCount) {
@@ -110,7 +111,8 @@ TEST(GpuPartitions, WithoutModeFilesTheXcdsPerPartitionTellTheCount) {
   EXPECT_EQ(inventory.physical[0].compute_mode, "");
   EXPECT_EQ(inventory.physical[1].partitions.size(), 3u);
   const auto host = machine.snapshot.open();
-  const auto* finding = find_finding(run_on(*host, {"gpu-arch"}), "gpu.partition-count-mismatch");
+  const auto report = run_on(*host, {"gpu-arch"});
+  const auto* finding = find_finding(report, "gpu.partition-count-mismatch");
   ASSERT_NE(finding, nullptr);
   EXPECT_NE(finding->summary.find("0000:26:00.0"), std::string::npos) << finding->summary;
 }
@@ -139,7 +141,8 @@ TEST(GpuPartitions, RepeatedPartitionNumbersAndHostileModeFilesAreNotTrusted) {
   EXPECT_EQ(inventory.physical.front().memory_mode, "");
   ASSERT_EQ(inventory.physical.front().inconsistencies.size(), 1u);
   const auto host = machine.snapshot.open();
-  EXPECT_NE(find_finding(run_on(*host, {"gpu-arch"}), "gpu.partition-count-mismatch"), nullptr);
+  const auto report = run_on(*host, {"gpu-arch"});
+  EXPECT_NE(find_finding(report, "gpu.partition-count-mismatch"), nullptr);
 }
 
 TEST(GpuPartitions, NodesWithoutUniqueIdStayGpusOfTheirOwn) {

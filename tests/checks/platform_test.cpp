@@ -81,7 +81,8 @@ TEST(PlatformCheck, SupportedUbuntuGivesNothing) {
 TEST(PlatformCheck, OldUbuntuAndOddKernel) {
   auto old = rocm_machine("ubuntu", "20.04", "5.15.0-122-generic");
   auto old_host = old.open();
-  EXPECT_NE(find_finding(run_on(*old_host, {"platform"}), "os.unsupported"), nullptr);
+  const auto old_report = run_on(*old_host, {"platform"});
+  EXPECT_NE(find_finding(old_report, "os.unsupported"), nullptr);
   auto mainline = rocm_machine("ubuntu", "22.04", "6.10.3-061003-generic");
   auto mainline_host = mainline.open();
   const auto report = run_on(*mainline_host, {"platform"});

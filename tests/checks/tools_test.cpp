@@ -39,13 +39,15 @@ TEST(ToolsCheck, AToolOnlyInOptRocmIsMarkedNotOnPath) {
 TEST(ToolsCheck, RelativePathEntriesAreNotSearched) {
   SnapshotBuilder b;
   b.env("PATH", "bin:.").file("/bin/rocminfo", "");
-  EXPECT_NE(find_finding(run_on(*b.open(), {"tools"}), "tools.none"), nullptr);
+  const auto report = run_on(*b.open(), {"tools"});
+  EXPECT_NE(find_finding(report, "tools.none"), nullptr);
 }
 
 TEST(ToolsCheck, AFolderNamedLikeAToolIsNotATool) {
   SnapshotBuilder b;
   b.env("PATH", "/usr/bin").dir("/usr/bin/rocminfo");
-  EXPECT_NE(find_finding(run_on(*b.open(), {"tools"}), "tools.none"), nullptr);
+  const auto report = run_on(*b.open(), {"tools"});
+  EXPECT_NE(find_finding(report, "tools.none"), nullptr);
 }
 
 TEST(ToolsCheck, NoToolIsAnInfoNamingWhereItLooked) {

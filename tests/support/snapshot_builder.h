@@ -109,5 +109,7 @@ Report run_on(const Host& host, const std::vector<std::string>& check_ids = {}, 
 // All findings of a report, flattened.
 std::vector<Finding> all_findings(const Report& report);
 const Finding* find_finding(const Report& report, const std::string& id);
+// A finding of a temporary report would dangle once the statement ends: bind the report first.
+const Finding* find_finding(Report&& report, const std::string& id) = delete;
 
 }  // namespace rocm_doctor::testing
