@@ -2,7 +2,8 @@
 # integration.slurm-health-check: Debian's real munged, slurmctld and slurmd on
 # 127.0.0.1 (throwaway key, spool and state folders; plugins that need no cgroup
 # or systemd) run packaging/slurm/rocm-doctor-health as HealthCheckProgram.
-#   1. a job step with two GPUs: the doctor inside `srun` sees the step's environment;
+#   1. a job step with two GPUs: the doctor inside `srun` sees the step's environment
+#      and says it runs inside that job (report `job`, finding job.gpus);
 #   2. the wrapper judges a broken snapshot: the node is DRAINED, reason = root cause;
 #   3. it judges a healthy one: the node returns to IDLE;
 #   4. a node an administrator drained stays drained, whatever the doctor says.
@@ -130,11 +131,13 @@ job_id=$(sed -n 's/^SLURM_JOB_ID=//p' <<<"$step_env")
 rocr=$(sed -n 's/^ROCR_VISIBLE_DEVICES=//p' <<<"$step_env")
 [ -n "$job_id" ] || it_fail "the step has no SLURM_JOB_ID"
 [ "$rocr" = "0,1" ] || it_fail "Slurm gave the step ROCR_VISIBLE_DEVICES='$rocr', expected 0,1 (gres.conf Flags=amd_gpu_env)"
+# One step runs both, so that the snapshot and the report belong to the same job. The
+# report's exit code is the machine's verdict (no GPU here), not a failure of the step.
+# shellcheck disable=SC2016 # the inner shell expands them
 timeout 60 srun --nodes=1 --ntasks=1 --gres=gpu:2 --time=1 \
-  "$doctor" capture --level quick "$w/step-snapshot" >"$w/step-capture.out" 2>&1 ||
+  sh -c '"$0" capture --level quick "$1" && { "$0" --level quick --json -o "json=$2" >/dev/null || true; }' \
+  "$doctor" "$w/step-snapshot" "$w/step.json" >"$w/step-capture.out" 2>&1 ||
   { cat "$w/step-capture.out" >&2; it_fail "rocm-doctor capture failed inside the srun step"; }
-timeout 60 srun --nodes=1 --ntasks=1 --gres=gpu:2 --time=1 \
-  "$doctor" --level quick --json -o "json=$w/step.json" >/dev/null 2>&1 || true
 python3 - "$w/step-snapshot/snapshot.json" "$w/step.json" <<'PY' || it_fail "the doctor inside the step did not see the step's environment"
 import json, sys
 snapshot = json.load(open(sys.argv[1]))
@@ -143,7 +146,17 @@ env = snapshot.get("env", {})
 # The GPUs Slurm gave the step reach the doctor (what a HIP program in the step sees).
 assert env.get("ROCR_VISIBLE_DEVICES") == "0,1", f"snapshot env: {env}"
 assert report["schema"] == "rocm-doctor/report" and report["source"] == "live", report.get("source")
-print("step: snapshot env ROCR_VISIBLE_DEVICES=0,1; report", report["summary"]["worst"], file=sys.stderr)
+# It says it runs inside the job: the report's job section and the job.gpus finding name
+# the job id the step has, and the GPUs Slurm allocated to the step.
+job = report.get("job")
+assert job and job["scheduler"] == "slurm", f"report job section: {job}"
+assert job["id"] == env.get("SLURM_JOB_ID"), f"job id {job['id']} != step's {env.get('SLURM_JOB_ID')}"
+assert len(job["allocated"]) == 2, f"allocated: {job['allocated']}"
+findings = [f for check in report["checks"] for f in check["findings"]]
+gpus = [f for f in findings if f["id"] == "job.gpus"]
+assert gpus and f"Slurm job {job['id']}" in gpus[0]["summary"], f"job.gpus: {gpus}"
+print("step: snapshot env ROCR_VISIBLE_DEVICES=0,1; report", report["summary"]["worst"], "-", gpus[0]["summary"],
+      file=sys.stderr)
 PY
 it_log "1. step of job $job_id: the doctor saw ROCR_VISIBLE_DEVICES=$rocr"
 
