@@ -32,6 +32,8 @@ REVISION = {0x6860: "0x00", 0x740F: "0x02", 0x74A1: "0x00", 0x74A2: "0x00"}
 # Render nodes the amdgpu driver reserves per Instinct MI300-series GPU, one per possible partition
 # (ROCm/rocDecode pull request 310: "the kernel driver always creates 8 render nodes per MI3xx family").
 XCP_RENDER_NODES = {0x74A1: 8, 0x74A2: 8}
+# Devices whose PCI class is a VGA controller (the others are Instinct accelerators, class 0x1200).
+DISPLAY_DEVICES = {0x6860}
 
 
 class Capture:
@@ -107,7 +109,7 @@ class RealNode(Machine):
             port = f"/sys/devices/pci{domain}:{index * 0x10:02x}/{domain}:{index * 0x10:02x}:01.1"
             real = f"{port}/{bdf}"
             vram = sum(node["mem_bytes"] for node in nodes) or 16 * 1024 ** 3
-            pci_class = "0x030000" if device == 0x6860 else "0x120000"
+            pci_class = "0x030000" if device in DISPLAY_DEVICES else "0x120000"
             for key, value in (("vendor", "0x1002"), ("device", f"0x{device:04x}"), ("class", pci_class),
                                ("subsystem_vendor", "0x1002"), ("subsystem_device", f"0x{device:04x}"),
                                ("revision", REVISION[device]), ("numa_node", str(0 if index < 4 else 1)),
