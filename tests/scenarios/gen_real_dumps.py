@@ -72,8 +72,18 @@ def rocminfo_gpu(gfx, chip, bdfid, cus, simds, engines, arrays, clock, uuid, poo
             "pool_kb": pool_kb}
 
 
+BUILT_BY = ("Built around it by `tests/scenarios/gen_real_scenarios.py`",
+            "Built around it by `tests/scenarios/gen_real_dumps.py` (with gen_real_scenarios.py's RealNode)")
+
+
+def by_this_script(m):
+    source = m.folder / "SOURCE.md"
+    source.write_text(source.read_text().replace(*BUILT_BY))
+
+
 def transcribed(m):
     """RealNode's SOURCE.md says the capture was copied byte for byte: not so for command output."""
+    by_this_script(m)
     source = m.folder / "SOURCE.md"
     source.write_text(source.read_text().replace("`, copied byte for byte to", "`, its facts transcribed into"))
 
@@ -97,6 +107,7 @@ def kept(name, source, description, relatives, note, expect=None, absent=(), set
     m = RealNode(name, description, Kept(name, relatives), source)
     setup(m)
     m.finish(expect or {"gpu.supported": "ok"}, absent=absent, note="\nKept: " + note + "\n")
+    by_this_script(m)
     return m
 
 
