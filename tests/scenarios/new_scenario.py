@@ -49,7 +49,7 @@ def write_file(root, path, content):
         sys.exit(f"new_scenario.py: --file path must be absolute: {path}")
     target = root / path.lstrip("/")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(content)
+    target.write_text(content, encoding="utf-8")
 
 
 def pairs(values, what):
@@ -58,7 +58,8 @@ def pairs(values, what):
         if "=" not in value:
             sys.exit(f"new_scenario.py: {what} takes NAME=VALUE, got {value!r}")
         name, _, rest = value.partition("=")
-        result[name] = rest.encode().decode("unicode_escape")  # '\n' in a --file value is a newline
+        # '\n' in a value is a newline; other characters (UTF-8 included) stay as they are
+        result[name] = rest.encode("latin-1", "backslashreplace").decode("unicode_escape")
     return result
 
 
