@@ -89,6 +89,11 @@ std::vector<GpuRow> gpu_rows(const Report& report) {
     row.render_node = text("render_node");
     row.driver = text("driver");
     row.integrated = gpu.value("integrated", false);
+    if (const auto partition = gpu.find("partition"); partition != gpu.end() && partition->is_object()) {
+      const auto physical = partition->find("physical_gpu");
+      if (physical != partition->end() && physical->is_number_unsigned())
+        row.physical = std::to_string(physical->get<unsigned>());
+    }
     if (const auto vram = gpu.find("vram_total_bytes"); vram != gpu.end() && vram->is_number()) {
       row.vram = fmt::format("{:.0f} GiB", vram->get<double>() / (1024.0 * 1024 * 1024));
     }

@@ -59,8 +59,41 @@ struct GpuRow {
   std::string render_node;
   std::string driver;
   bool integrated = false;
+  std::string physical;  // index into `physical_gpus` when partitioned, else ""
 };
 std::vector<GpuRow> gpu_rows(const Report& report);
+
+// One partition of a physical GPU (a row of `physical_gpus[].partitions`), unknowns as "".
+struct PartitionRow {
+  std::string number;
+  std::string index;  // HIP/ROCm device index
+  std::string kfd_node;
+  std::string render_node;
+  std::string compute_units;
+};
+// One row of the report's `physical_gpus` section (docs/report-format.md), unknowns as "".
+struct PhysicalGpuRow {
+  std::string pci_address;
+  std::string name;
+  std::string gfx;
+  std::string vram;
+  std::string compute_mode;    // "CPX"
+  std::string memory_mode;     // "NPS1"
+  std::string expected_count;  // what the mode implies, "" when unknown
+  std::vector<PartitionRow> partitions;
+  [[nodiscard]] bool partitioned() const {
+    return partitions.size() > 1 || (!compute_mode.empty() && compute_mode != "SPX");
+  }
+  [[nodiscard]] std::string mode() const;           // "CPX/NPS1", "CPX", "" when neither is known
+  [[nodiscard]] std::string indices() const;        // HIP indices as ranges: "0-7", "0-3,5"
+  [[nodiscard]] std::string compute_units() const;  // "38" when all partitions agree, else ""
+};
+std::vector<PhysicalGpuRow> physical_gpu_rows(const Report& report);
+// Whether any physical GPU of the report is partitioned.
+bool any_partitioned(const std::vector<PhysicalGpuRow>& rows);
+// The text report's GPU table: one line per GPU, a partitioned GPU on one line with its mode and
+// partitions (each partition on a line of its own when verbose). text_report_gpus.cpp.
+std::string text_gpu_table(const Report& report, Verbosity verbosity);
 
 std::string xml_escape(std::string_view text);  // also for HTML text and attributes
 // "Accepted by policy 'x' (was warning): reason", or "" when no policy accepted the finding.

@@ -144,27 +144,6 @@ std::string header(const Report& report) {
   return out + "\n";
 }
 
-// One line per GPU from the report's `gpus` section (issue 3).
-std::string gpu_table(const Report& report) {
-  const auto it = report.sections.find("gpus");
-  if (it == report.sections.end() || !it->second.is_array() || it->second.empty()) return "";
-  std::string out = "GPUs:\n";
-  for (const auto& gpu : it->second) {
-    const auto text = [&](const char* key) {
-      return gpu[key].is_string() ? shown(gpu[key].get<std::string>()) : std::string("?");
-    };
-    std::string line = "  " + (gpu["index"].is_number() ? std::to_string(gpu["index"].get<int>()) : std::string("-")) +
-                       "  " + text("pci_address") + "  " + text("gfx") + "  " + text("name");
-    if (gpu["vram_total_bytes"].is_number() && !gpu["integrated"].get<bool>()) {
-      line += fmt::format("  {:.0f} GiB", gpu["vram_total_bytes"].get<double>() / (1024.0 * 1024 * 1024));
-    }
-    if (gpu["integrated"].get<bool>()) line += "  (integrated)";
-    if (gpu["index"].is_null()) line += "  (not visible to ROCm)";
-    out += line + "\n";
-  }
-  return out + "\n";
-}
-
 // Which policies judged this run: every skip and acceptance below names one of them.
 std::string policy_line(const Report& report) {
   const auto it = report.sections.find("policies");
@@ -223,7 +202,7 @@ std::string plural(int count, std::string_view word) {
 std::string render_text(const Report& report, Color color, Verbosity verbosity) {
   const Palette palette{color};
   std::string out = header(report);
-  out += gpu_table(report);
+  out += render_support::text_gpu_table(report, verbosity);
   out += policy_line(report);
   out += symptom_block(report);
   out += root_cause_section(report, palette, verbosity);
