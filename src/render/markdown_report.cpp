@@ -130,6 +130,25 @@ void render_gpus(std::string& out, const Report& report) {
   out += "\n";
 }
 
+// Partitioned GPUs (issue 22): one row per physical GPU, so that 8 GPUs in CPX mode are 8 rows
+// beside the 64 rows of the GPUs table that lists every partition.
+void render_physical_gpus(std::string& out, const Report& report) {
+  const auto rows = render_support::physical_gpu_rows(report);
+  if (!render_support::any_partitioned(rows)) return;
+  out += "### Physical GPUs\n\n| PCI address | Name | gfx | Compute partition | Memory partition | Partitions | ";
+  out += "HIP indices | CUs per partition |\n|---|---|---|---|---|---|---|---|\n";
+  const auto cell = [](const std::string& text) { return text.empty() ? std::string("–") : escape(text); };
+  for (const auto& gpu : rows) {
+    std::string count = std::to_string(gpu.partitions.size());
+    if (!gpu.expected_count.empty() && gpu.expected_count != count)
+      count += " (the mode makes " + gpu.expected_count + ")";
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(gpu.pci_address), cell(gpu.name),
+                       cell(gpu.gfx), cell(gpu.compute_mode), cell(gpu.memory_mode), cell(count), cell(gpu.indices()),
+                       cell(gpu.compute_units()));
+  }
+  out += "\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const Report& report, const RenderOptions& options) {
@@ -150,6 +169,7 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
   std::vector<std::string> versions;
   for (const auto& phrase : render_support::version_phrases(report)) versions.push_back(escape(phrase));
   if (!versions.empty()) out += join(versions, " · ") + "\n\n";
+  render_physical_gpus(out, report);
   render_gpus(out, report);
 
   // The user's error text first (issue 17), then what is wrong on the machine.

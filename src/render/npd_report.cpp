@@ -3,6 +3,8 @@
 // the node condition's message: the line is ASCII and never longer than that.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "render/formats.h"
 #include "rocm_doctor/diagnosis.h"
 
@@ -21,6 +23,23 @@ std::string ascii_line(std::string text) {
   }
   if (text.size() > kNpdMaxOutput) text = text.substr(0, kNpdMaxOutput - 3) + "...";
   return text;
+}
+
+struct GpuCounts {
+  std::size_t gpus = 0;
+  std::size_t partitions = 0;  // of partitioned GPUs; 0 when none is
+};
+
+// Physical GPUs, as the text report lists them: a GPU in CPX mode is one GPU of several
+// partitions, not several GPUs (issue 22).
+GpuCounts gpu_counts(const Report& report) {
+  GpuCounts counts{render_support::gpu_rows(report).size(), 0};
+  for (const auto& gpu : render_support::physical_gpu_rows(report)) {
+    if (!gpu.partitioned() || gpu.partitions.empty()) continue;
+    counts.partitions += gpu.partitions.size();
+    counts.gpus -= std::min(counts.gpus, gpu.partitions.size() - 1);
+  }
+  return counts;
 }
 
 }  // namespace
@@ -49,9 +68,10 @@ std::string render_npd(const Report& report, Severity fail_on) {
   } else if (code == kUnknown) {
     line = fmt::format("rocm-doctor: {} check(s) failed internally", counts.internal_error);
   } else {
-    const auto gpus = render_support::gpu_rows(report).size();
-    line = fmt::format("ROCm OK ({} GPU{}, {} warning{})", gpus, gpus == 1 ? "" : "s", counts.warning,
-                       counts.warning == 1 ? "" : "s");
+    const auto [gpus, partitions] = gpu_counts(report);
+    const auto partition_words = partitions == 0 ? std::string() : fmt::format(", {} partitions", partitions);
+    line = fmt::format("ROCm OK ({} GPU{}{}, {} warning{})", gpus, gpus == 1 ? "" : "s", partition_words,
+                       counts.warning, counts.warning == 1 ? "" : "s");
   }
   return ascii_line(std::move(line)) + "\n";
 }

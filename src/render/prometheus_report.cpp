@@ -3,6 +3,7 @@
 
 #include <array>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "render/formats.h"
@@ -58,6 +59,36 @@ constexpr std::array<CheckStatus, 6> kStatuses = {CheckStatus::ok,      CheckSta
                                                   CheckStatus::warning, CheckStatus::error,
                                                   CheckStatus::skipped, CheckStatus::internal_error};
 
+// Partition modes of the physical GPUs that have them (MI300-series; also SPX ones, so that the
+// fleet's RocmDoctorPartitionModeDrift alert sees every mode). One series per PCI address: a
+// repeated address (a corrupt snapshot) would be a duplicate series node_exporter rejects.
+void partition_metrics(Writer& w, const Report& report) {
+  std::vector<const render_support::PhysicalGpuRow*> gpus;
+  std::set<std::string> addresses;
+  const auto rows = render_support::physical_gpu_rows(report);
+  for (const auto& row : rows) {
+    if ((row.compute_mode.empty() && row.memory_mode.empty()) || !addresses.insert(row.pci_address).second) continue;
+    gpus.push_back(&row);
+  }
+  if (gpus.empty()) return;
+  w.family("rocm_doctor_gpu_partition_info", "gauge",
+           "Compute and memory partition mode of one physical GPU (always 1).");
+  for (const auto* gpu : gpus) {
+    w.sample("rocm_doctor_gpu_partition_info",
+             {{"pci_address", gpu->pci_address},
+              {"name", gpu->name},
+              {"gfx", gpu->gfx},
+              {"compute_partition", gpu->compute_mode},
+              {"memory_partition", gpu->memory_mode}},
+             1);
+  }
+  w.family("rocm_doctor_gpu_partitions", "gauge", "Partitions (KFD GPUs) one physical GPU shows as to ROCm.");
+  for (const auto* gpu : gpus) {
+    w.sample("rocm_doctor_gpu_partitions", {{"pci_address", gpu->pci_address}, {"name", gpu->name}},
+             static_cast<double>(gpu->partitions.size()));
+  }
+}
+
 }  // namespace
 
 std::string render_prometheus(const Report& report) {
@@ -102,6 +133,8 @@ std::string render_prometheus(const Report& report) {
                1);
     }
   }
+
+  partition_metrics(w, report);
 
   const auto counts = count_findings(report);
   w.family("rocm_doctor_findings", "gauge", "Findings of the run by severity.");
