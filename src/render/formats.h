@@ -94,6 +94,8 @@ bool any_partitioned(const std::vector<PhysicalGpuRow>& rows);
 // The text report's GPU table: one line per GPU, a partitioned GPU on one line with its mode and
 // partitions (each partition on a line of its own when verbose). text_report_gpus.cpp.
 std::string text_gpu_table(const Report& report, Verbosity verbosity);
+// The HTML report's topology picture as inline SVG; partitions grouped under their GPU (html_topology.cpp).
+std::string topology_svg(const std::vector<GpuRow>& rows, const std::vector<PhysicalGpuRow>& physical);
 
 std::string xml_escape(std::string_view text);  // also for HTML text and attributes
 // "Accepted by policy 'x' (was warning): reason", or "" when no policy accepted the finding.

@@ -3,8 +3,6 @@
 // and a Content-Security-Policy forbids it.
 #include <fmt/format.h>
 
-#include <map>
-
 #include "render/formats.h"
 #include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/text.h"
@@ -64,65 +62,8 @@ class Page {
   int blocks_ = 0;
 };
 
-// NUMA nodes as boxes, each GPU below its node with its PCIe link, and one bar
-// per XGMI hive joining its members.
-std::string topology_svg(const std::vector<GpuRow>& rows) {
-  constexpr int kGpuWidth = 130;
-  constexpr int kGap = 14;
-  constexpr int kGpuTop = 100;
-  constexpr int kGpuHeight = 56;
-  std::map<std::string, std::vector<std::size_t>> by_numa;  // "" = unknown
-  for (std::size_t i = 0; i < rows.size(); ++i) by_numa[rows[i].numa_node].push_back(i);
-  std::map<std::string, std::vector<int>> hives;  // hive id -> GPU centre x
-  std::string body;
-  int x = kGap;
-  for (const auto& [numa, members] : by_numa) {
-    const int width = static_cast<int>(members.size()) * (kGpuWidth + kGap) - kGap;
-    body += fmt::format(
-        "<rect x=\"{}\" y=\"10\" width=\"{}\" height=\"40\" rx=\"6\" fill=\"#e3ecf7\" stroke=\"#5b7fa6\"/>"
-        "<text x=\"{}\" y=\"35\" text-anchor=\"middle\">{}</text>\n",
-        x, width, x + width / 2,
-        numa.empty() ? std::string("NUMA node unknown (CPU)") : "NUMA node " + xml_escape(numa) + " (CPU)");
-    for (const auto index : members) {
-      const auto& gpu = rows[index];
-      const int centre = x + kGpuWidth / 2;
-      body += fmt::format(
-          "<line x1=\"{0}\" y1=\"50\" x2=\"{0}\" y2=\"{1}\" stroke=\"#5b7fa6\" stroke-width=\"2\"/>"
-          "<text x=\"{2}\" y=\"78\">PCIe</text>\n",
-          centre, kGpuTop, centre + 4);
-      body += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{}\" stroke=\"#a33\"/>\n",
-                          x, kGpuTop, kGpuWidth, kGpuHeight, gpu.index.empty() ? "#eee" : "#fbe9e7");
-      body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">GPU {} {}</text>\n", centre, kGpuTop + 18,
-                          gpu.index.empty() ? "-" : xml_escape(gpu.index), xml_escape(gpu.gfx));
-      body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", centre, kGpuTop + 34,
-                          xml_escape(gpu.pci_address));
-      body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", centre, kGpuTop + 50,
-                          xml_escape(gpu.vram));
-      if (!gpu.hive.empty()) hives[gpu.hive].push_back(centre);
-      x += kGpuWidth + kGap;
-    }
-    x += kGap * 2;
-  }
-  int y = kGpuTop + kGpuHeight + 30;
-  for (const auto& [hive, centres] : hives) {
-    for (const int centre : centres) {
-      body += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#2e7d32\" stroke-width=\"3\"/>\n",
-                          centre, kGpuTop + kGpuHeight, y);
-    }
-    body += fmt::format(
-        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#2e7d32\" stroke-width=\"3\"/>"
-        "<text x=\"{}\" y=\"{}\">XGMI hive {} ({} GPUs, all-to-all)</text>\n",
-        centres.front(), y, centres.back(), y, centres.front(), y + 16, xml_escape(hive), centres.size());
-    y += 34;
-  }
-  const int width = std::max(x, 300);
-  return fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"GPU topology\" "
-      "viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" style=\"max-width:100%;height:auto\">\n{2}</svg>\n",
-      width, y + 4, body);
-}
-
-void render_gpus(Page& page, const std::vector<GpuRow>& rows) {
+void render_gpus(Page& page, const Report& report) {
+  const auto rows = render_support::gpu_rows(report);
   if (rows.empty()) return;
   page.add(
       "<h2>GPUs</h2>\n<table><tr><th>#</th><th>PCI address</th><th>Name</th><th>gfx</th><th>VRAM</th>"
@@ -135,7 +76,8 @@ void render_gpus(Page& page, const std::vector<GpuRow>& rows) {
     }
     page.add("</tr>\n");
   }
-  page.add("</table>\n<h2>Topology</h2>\n" + topology_svg(rows));
+  page.add("</table>\n<h2>Topology</h2>\n" +
+           render_support::topology_svg(rows, render_support::physical_gpu_rows(report)));
 }
 
 void render_finding(Page& page, const Finding& finding) {
@@ -188,7 +130,7 @@ std::string render_html(const Report& report) {
   if (!versions.empty()) page.add("<p class=\"meta\" id=\"versions\">" + join(versions, " · ") + "</p>\n");
   page.add(fmt::format("<p class=\"summary {}\" id=\"summary\">{}</p>\n", severity_class(worst),
                        xml_escape(render_support::summary_line(report))));
-  render_gpus(page, render_support::gpu_rows(report));
+  render_gpus(page, report);
 
   // The user's error text first (issue 17), then what is wrong on the machine.
   for (const auto& line : render_support::symptom_lines(report)) {
