@@ -40,9 +40,10 @@ it_start node_exporter "$w/node_exporter.log" prometheus-node-exporter \
 it_wait_for "node_exporter serving 127.0.0.1:$exporter_port/metrics" 15 http_get "http://127.0.0.1:$exporter_port/metrics"
 
 # --- node_exporter accepts the file of every kind of node -------------------------
-# broken (no AMD GPU), healthy, eight MI300X, hostile label text, mixed releases.
+# broken (no AMD GPU), healthy, eight MI300X, hostile label text, mixed releases, and a real
+# 8 x MI300X node in CPX mode (63 partitions: partition series per physical GPU, none repeated).
 for scenario in nvidia-only ubuntu2204-rx7900xtx-healthy gpu-mi300x-x8 access-hostile-user-name \
-  env-arch-and-mixed-releases gpu-apu-plus-rx7900xtx; do
+  env-arch-and-mixed-releases gpu-apu-plus-rx7900xtx real-mi300x-cpx-x8; do
   "$doctor" --replay "$scenarios/$scenario" --level quick --output "json=$w/$scenario.json" \
     --output "prometheus=$w/textfile/rocm-doctor.prom" >/dev/null 2>&1 || true
   [ -s "$w/textfile/rocm-doctor.prom" ] || it_fail "$scenario: the doctor wrote no prometheus file"
@@ -56,6 +57,10 @@ for scenario in nvidia-only ubuntu2204-rx7900xtx-healthy gpu-mi300x-x8 access-ho
   got=$(metric_value "$metrics" rocm_doctor_worst_severity)
   [ "$got" = "$expected" ] || it_fail "$scenario: node_exporter serves rocm_doctor_worst_severity '$got', the report says $expected"
   grep -q '^rocm_doctor_info{' <<<"$metrics" || it_fail "$scenario: rocm_doctor_info missing from node_exporter's answer"
+  if [ "$scenario" = real-mi300x-cpx-x8 ]; then
+    partitioned=$(grep -c '^rocm_doctor_gpu_partition_info{.*compute_partition="CPX"' <<<"$metrics" || true)
+    [ "$partitioned" = 8 ] || it_fail "$scenario: node_exporter serves $partitioned CPX rocm_doctor_gpu_partition_info series, not 8"
+  fi
   it_log "$scenario: node_exporter accepted it, worst severity $got"
 done
 # Its log names every file it could not read (duplicate series, HELP mismatch, parse errors).

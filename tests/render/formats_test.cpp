@@ -24,6 +24,7 @@ const std::string kMi300x = kScenarios + "/gpu-mi300x-x8";
 const std::string kHealthy = kScenarios + "/ubuntu2204-rx7900xtx-healthy";
 const std::string kHostile = kScenarios + "/access-hostile-user-name";
 const std::string kGroupMissing = kScenarios + "/access-group-missing";
+const std::string kMi300xCpx = kScenarios + "/real-mi300x-cpx-x8";  // real capture, 63 partitions
 
 // Runs a replay writing FORMAT to a file in `folder`; returns its path.
 fs::path render_to(const testing::TempDir& folder, const std::string& scenario, const std::string& format,
@@ -186,6 +187,18 @@ TEST(Formats, HtmlRendersInHeadlessChromium) {
   const auto dom = run_tool(args);
   EXPECT_NE(dom.out.find("<svg"), std::string::npos) << dom.out.substr(0, 2000);
   EXPECT_NE(dom.out.find("data-copy=\"cmd-"), std::string::npos);
+  // A partitioned node: the live DOM groups the 63 partitions under their 8 GPUs (issue 22).
+  args = flags;
+  args.push_back("--dump-dom");
+  args.push_back("file://" + render_to(folder, kMi300xCpx, "html").string());
+  const auto partitioned = run_tool(args);
+  const auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = partitioned.out.find(text); at != std::string::npos; at = partitioned.out.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<g class=\"physical-gpu\""), 8U) << partitioned.out.substr(0, 2000);
+  EXPECT_EQ(count("<g class=\"partition\">"), 63U);
 }
 
 }  // namespace
