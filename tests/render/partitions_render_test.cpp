@@ -158,5 +158,29 @@ TEST(PartitionsRender, HtmlTopologyGroupsPartitionsUnderTheirGpu) {
       << "the hive joins the 8 physical GPUs";
 }
 
+// A hostile report: a name with markup and quotes, and two physical GPUs at one address.
+Report hostile_report() {
+  Report report;
+  report.generated_at = "2026-11-30T07:00:00Z";
+  const nlohmann::ordered_json partition = {
+      {"number", 0}, {"index", 0}, {"kfd_node", 2}, {"render_node", "/dev/dri/renderD128"}, {"compute_units", 38}};
+  nlohmann::ordered_json gpu = {
+      {"pci_address", "0000:05:00.0"}, {"name", "MI|300\"X\n"},      {"gfx", "gfx942"},
+      {"compute_partition", "C|PX"},   {"memory_partition", "NPS1"}, {"partitions", {partition, partition}}};
+  report.sections["physical_gpus"] = nlohmann::ordered_json::array({gpu, gpu});
+  return report;
+}
+
+TEST(PartitionsRender, HostileValuesAreEscapedAndNeverRepeatASeries) {
+  const auto report = hostile_report();
+  const auto prometheus = render_prometheus(report);
+  EXPECT_EQ(count_matches(prometheus, R"(\nrocm_doctor_gpu_partition_info\{)"), 1U) << "no duplicate series";
+  EXPECT_NE(prometheus.find("name=\"MI|300\\\"X\\n\",gfx=\"gfx942\",compute_partition=\"C|PX\""), std::string::npos)
+      << prometheus;
+  const auto markdown = render_markdown(report, RenderOptions{});
+  EXPECT_NE(markdown.find("| 0000:05:00.0 | MI\\|300\"X  | gfx942 | C\\|PX | NPS1 | 2 | 0,0 | 38 |"), std::string::npos)
+      << markdown;
+}
+
 }  // namespace
 }  // namespace rocm_doctor
