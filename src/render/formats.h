@@ -111,6 +111,7 @@ std::vector<std::string> version_phrases(const Report& report);
 struct SymptomLine {
   int level = 1;
   std::string text;
+  bool command = false;  // a command to paste: shown whole, never wrapped
 };
 std::vector<SymptomLine> symptom_lines(const Report& report);
 // RFC 3339 "2026-11-30T07:00:00Z" -> seconds since the epoch.

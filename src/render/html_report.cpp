@@ -135,8 +135,13 @@ std::string render_html(const Report& report) {
   // The user's error text first (issue 17), then what is wrong on the machine.
   for (const auto& line : render_support::symptom_lines(report)) {
     if (line.level == 0) page.add("<h2 id=\"symptom\">" + xml_escape(line.text) + "</h2>\n");
-    if (line.level == 1) page.add("<p>" + xml_escape(line.text) + "</p>\n");
-    if (line.level == 2) page.add("<p class=\"meta\">" + xml_escape(line.text) + "</p>\n");
+    if (line.command) {
+      page.commands({line.text});
+    } else if (line.level == 1) {
+      page.add("<p>" + xml_escape(line.text) + "</p>\n");
+    } else if (line.level == 2) {
+      page.add("<p class=\"meta\">" + xml_escape(line.text) + "</p>\n");
+    }
   }
 
   // What is wrong first: each root cause in full, the findings it explains one line each.

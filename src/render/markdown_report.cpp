@@ -175,8 +175,13 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
   // The user's error text first (issue 17), then what is wrong on the machine.
   for (const auto& line : render_support::symptom_lines(report)) {
     if (line.level == 0) out += "### " + escape(line.text) + "\n\n";
-    if (line.level == 1) out += "- " + escape(line.text) + "\n";
-    if (line.level == 2) out += "  - " + escape(line.text) + "\n";
+    if (line.command) {
+      out += "\n" + code_block({line.text}) + "\n";
+    } else if (line.level == 1) {
+      out += "- " + escape(line.text) + "\n";
+    } else if (line.level == 2) {
+      out += "  - " + escape(line.text) + "\n";
+    }
   }
   if (report.sections.contains("symptom")) out += "\n";
 

@@ -45,7 +45,7 @@ void add_next_step(std::vector<SymptomLine>& out, const Json& section) {
   out.push_back({1, logging.empty() ? std::string("Next step:")
                                     : "Next step: turn on " + join(logging, " ") + " and run it again:"});
   const auto command = text_of(*it, "command");
-  if (!command.empty()) out.push_back({2, command});
+  if (!command.empty()) out.push_back({2, command, true});
   // Its usual causes are not guessed at here; explain lists them.
   out.push_back({1, "Its usual causes (none confirmed here): rocm-doctor explain " + text_of(*it, "signature")});
 }

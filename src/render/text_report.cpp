@@ -188,7 +188,11 @@ std::string symptom_block(const Report& report) {
   std::string out;
   for (const auto& line : render_support::symptom_lines(report)) {
     if (line.level == 0) out += shown(line.text) + "\n";
-    if (line.level > 0) out += wrap(shown(line.text), line.level == 1 ? 2 : 6);
+    if (line.command) {
+      out += "      $ " + shown(line.text) + "\n";  // wrapped, a pasted command would break
+    } else if (line.level > 0) {
+      out += wrap(shown(line.text), line.level == 1 ? 2 : 6);
+    }
   }
   return out.empty() ? out : out + "\n";
 }

@@ -63,6 +63,15 @@ TEST(SymptomCli, TheTextReportOpensWithTheUsersError) {
   EXPECT_LT(error_block, result.out.find("Root cause"));
 }
 
+TEST(SymptomCli, TheNextStepCommandIsPrintedWholeToBePasted) {
+  const std::string healthy = std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/hip-healthy-rx7900xtx";
+  const auto json = run_doctor({"--symptom", "hipErrorNoBinaryForGpu", "--replay", healthy, "--format", "json"});
+  const auto command = nlohmann::json::parse(json.out).at("symptom").at("next_step").at("command").get<std::string>();
+  ASSERT_GT(command.size(), 80U) << "a command longer than a line, which wrapping would break";
+  const auto text = run_doctor({"--symptom", "hipErrorNoBinaryForGpu", "--replay", healthy, "--no-color"});
+  EXPECT_NE(text.out.find("\n      $ " + command + "\n"), std::string::npos) << text.out;
+}
+
 TEST(SymptomCli, ALogMatchesAcrossLinesAndNamesTheLine) {
   testing::TempDir folder;
   const auto log = folder.path() / "train.log";
