@@ -319,16 +319,15 @@ class DriverConfigCheck final : public Check {
     const auto& release = facts.kernel_release;
     const auto family = distro_family(facts);
     const auto package = header_package(family, release);
-    auto finding =
-        make_finding("driver.headers-missing", Severity::error,
-                     "The headers of the running kernel " + release +
-                         " are not installed, so DKMS "
-                         "cannot build amdgpu for it")
-            .because(
-                "DKMS compiles amdgpu against the kernel's headers (/lib/modules/<release>/build). "
-                "Without them every kernel update leaves the GPU without its driver.")
-            .with_evidence("/lib/modules/" + release + "/build", "absent")
-            .with_evidence(kDkmsTree, std::to_string(versions.size()) + " version(s) installed");
+    auto finding = make_finding("driver.headers-missing", Severity::error,
+                                "The headers of the running kernel " + release +
+                                    " are not installed, so DKMS "
+                                    "cannot build amdgpu for it")
+                       .because(
+                           "DKMS compiles amdgpu against the kernel's headers (/lib/modules/<release>/build). "
+                           "Without them every kernel update leaves the GPU without its driver.")
+                       .with_evidence("/lib/modules/" + release + "/build", "absent")
+                       .with_evidence(kDkmsTree, std::to_string(versions.size()) + " version(s) installed");
     std::vector<std::string> commands;
     if (!package.empty()) commands.push_back(install_command(family, {package}));
     commands.push_back(shell_command({"sudo", "dkms", "autoinstall", "-k", release}));
