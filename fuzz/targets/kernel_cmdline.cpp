@@ -2,6 +2,7 @@
 #include "../../checks/driver.h"
 #include "../../checks/topology.h"
 #include "fuzz_input.h"
+#include "rocm_doctor/kernel_cmdline_fix.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rocm_doctor;
@@ -9,6 +10,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto cmdline = driver::parse_kernel_cmdline(text);
   (void)cmdline.disables_modeset();
   (void)topology::cmdline_iommu_arg(text, {"iommu=pt", "amd_iommu=off", "iommu=off"});
-  (void)topology::grub_default_cmdline(text);
+  (void)grub_variable(text, "GRUB_CMDLINE_LINUX_DEFAULT");
   return 0;
 }
