@@ -178,7 +178,8 @@ class Scanner {
       return {};
     }
     std::vector<Elf64_Shdr> sections(count);
-    std::memcpy(sections.data(), table->data(), static_cast<std::size_t>(bytes));
+    // An ELF with no sections: memcpy of nothing to a null data() is still undefined.
+    if (bytes > 0) std::memcpy(sections.data(), table->data(), static_cast<std::size_t>(bytes));
     return sections;
   }
 
