@@ -33,6 +33,9 @@ struct NodeReport {
 struct Subject {
   Identity identity;
   std::string container;  // SystemFacts::container
+  // "judged for alice (you ran this as root via sudo)" when a root process stands
+  // in for a user (access_subject.cpp); empty when the process is judged itself.
+  std::string judged_for;
 };
 
 access::GroupFacts group_facts(const Host& host, const Identity& identity, std::uint32_t gid) {
@@ -58,11 +61,17 @@ std::vector<std::string> render_node_paths(const Host& host) {
   return paths;
 }
 
-std::optional<NodeReport> inspect(const Host& host, const Identity& identity, const std::string& path) {
+std::optional<NodeReport> inspect(const Host& host, const Subject& subject, const std::string& path) {
   auto node = host.stat_node(path);
   // Something else at a device path (a directory from a volume mount) grants
   // nothing to judge: the driver check names it (driver.kfd-not-a-device).
   if (!node || node->type != EntryType::char_device) return std::nullopt;
+  // What root measured says nothing of the user it stands in for: their bits decide.
+  if (!subject.judged_for.empty()) {
+    node->access.reset();
+    node->access_error.reset();
+  }
+  const auto& identity = subject.identity;
   NodeReport report{path, *node, group_facts(host, identity, node->gid), {}};
   report.verdict = access::judge(report.node, identity, report.group);
   return report;
@@ -91,6 +100,10 @@ std::string basis_text(const NodeReport& report, const Identity& identity) {
 Evidence node_evidence(const NodeReport& report, const Identity& identity) {
   return {report.path, fmt::format("{} uid {}, group {}; {}", access::mode_string(report.node), report.node.uid,
                                    group_label(report), basis_text(report, identity))};
+}
+
+Evidence judged_for_evidence(const Subject& subject) {
+  return {"judged for", subject.judged_for};
 }
 
 Evidence identity_evidence(const Identity& identity) {
@@ -264,6 +277,9 @@ Finding ok_finding(const std::vector<NodeReport>& reports, const Subject& subjec
   auto what = fmt::format("/dev/kfd and {} render node{}", renders, renders == 1 ? "" : "s");
   std::string summary = subject.identity.uid == 0 ? "Running as root: " + what + " are open to this process"
                                                   : "This process can open " + what + " for read/write";
+  if (!subject.judged_for.empty()) {
+    summary = fmt::format("{} can open {} for read/write ({})", subject.identity.user, what, subject.judged_for);
+  }
   if (closed > 0) {
     summary += fmt::format("; {} more {} closed by its device cgroup (GPUs of other jobs)", closed,
                            closed == 1 ? "is" : "are");
@@ -278,6 +294,19 @@ Finding ok_finding(const std::vector<NodeReport>& reports, const Subject& subjec
   finding.evidence.push_back(identity_evidence(subject.identity));
   for (const auto& report : reports) finding.evidence.push_back(node_evidence(report, subject.identity));
   return finding;
+}
+
+// Root with nobody behind it (no sudo, no other login uid): root opens every node,
+// which says nothing about the users who will run GPU programs.
+Finding root_alone_finding(const Identity& identity) {
+  return make_finding("access.root-no-user", Severity::info,
+                      "Running as root with no user behind it: access is judged for root, who opens every node")
+      .because(
+          "Root (or a container's root) may open /dev/kfd and every render node whatever their groups. The users "
+          "who run GPU programs need the owning groups (render, video): run rocm-doctor as that user, or with sudo "
+          "from their login, to have their access judged.")
+      .with_evidence("process identity", fmt::format("uid {} gid {}", identity.uid, identity.gid))
+      .with_evidence("/proc/self/loginuid and SUDO_USER", "no other user");
 }
 
 std::vector<Finding> findings_for(const std::vector<NodeReport>& reports, const Subject& subject) {
@@ -311,7 +340,24 @@ std::vector<Finding> findings_for(const std::vector<NodeReport>& reports, const 
   if (kfd.empty() && std::all_of(reports.begin(), reports.end(), usable)) {
     findings.push_back(ok_finding(reports, subject));
   }
+  if (!subject.judged_for.empty()) {
+    for (auto& finding : findings) finding.evidence.insert(finding.evidence.begin(), judged_for_evidence(subject));
+  }
   return findings;
+}
+
+// The process, or the user a root process stands in for (access_subject.cpp).
+Subject subject_of(const Host& host, const SystemFacts& facts, const std::vector<std::string>& paths) {
+  Subject subject{host.identity(), facts.container, ""};
+  std::vector<std::uint32_t> gids;
+  for (const auto& path : paths) {
+    if (const auto node = host.stat_node(path)) gids.push_back(node->gid);
+  }
+  if (auto judged = access::user_behind_root(host, subject.identity, gids)) {
+    subject.identity = std::move(judged->identity);
+    subject.judged_for = std::move(judged->note);
+  }
+  return subject;
 }
 
 class AccessCheck final : public Check {
@@ -325,7 +371,8 @@ class AccessCheck final : public Check {
             "access.render-denied",
             "access.group-missing",
             "access.relogin-required",
-            "access.acl-only"};
+            "access.acl-only",
+            "access.root-no-user"};
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {
@@ -333,14 +380,18 @@ class AccessCheck final : public Check {
     const auto& facts = ctx.fact<SystemFacts>();
     if (facts.wsl) return CheckOutcome::skipped("WSL reaches the GPU through /dev/dxg: there is no /dev/kfd");
     const Host& host = ctx.host();
-    const Subject subject{host.identity(), facts.container};
-    auto kfd = inspect(host, subject.identity, std::string(kKfd));
+    std::vector<std::string> paths = {std::string(kKfd)};
+    for (auto& path : render_node_paths(host)) paths.push_back(std::move(path));
+    const auto subject = subject_of(host, facts, paths);
+    auto kfd = inspect(host, subject, paths.front());
     if (!kfd) return CheckOutcome::skipped("/dev/kfd does not exist or is not a device: the driver check tells why");
     std::vector<NodeReport> reports = {*kfd};
-    for (const auto& path : render_node_paths(host)) {
-      if (auto report = inspect(host, subject.identity, path)) reports.push_back(*report);
+    for (std::size_t i = 1; i < paths.size(); ++i) {
+      if (auto report = inspect(host, subject, paths[i])) reports.push_back(*report);
     }
-    return findings_for(reports, subject);
+    auto findings = findings_for(reports, subject);
+    if (subject.identity.uid == 0) findings.push_back(root_alone_finding(subject.identity));
+    return findings;
   }
 };
 

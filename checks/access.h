@@ -59,6 +59,18 @@ struct Verdict {
 
 Verdict judge(const NodeInfo& node, const Identity& identity, const GroupFacts& group);
 
+// --- Whose access (access_subject.cpp) ---
+
+// The user a root process stands in for, judged as the group database configures them.
+struct JudgedUser {
+  Identity identity;  // their uid, primary gid, and the node groups that list them
+  std::string note;   // "judged for alice (you ran this as root via sudo)"
+};
+// Under sudo (SUDO_USER) or when /proc/self/loginuid names another user, and only for
+// uid 0: that user, with the groups among `node_gids` they are configured in; else nullopt.
+std::optional<JudgedUser> user_behind_root(const Host& host, const Identity& process,
+                                           const std::vector<std::uint32_t>& node_gids);
+
 // `ls -l` style type and permissions, e.g. "crw-rw----+".
 std::string mode_string(const NodeInfo& node);
 

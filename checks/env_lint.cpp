@@ -36,6 +36,7 @@ struct EnvTable {
   std::vector<std::string> known;
   std::vector<std::string> patterns;
   std::map<std::string, Invented> invented;
+  std::vector<std::string> foreign;  // set by other stacks' images: nobody's mistake, not ROCm's
 };
 
 const EnvTable& table() {
@@ -46,6 +47,9 @@ const EnvTable& table() {
     t.strict_prefixes = json.at("strict_distance_prefixes").get<std::vector<std::string>>();
     t.known = json.at("known").get<std::vector<std::string>>();
     t.patterns = json.at("patterns").get<std::vector<std::string>>();
+    for (const auto& row : json.value("foreign", nlohmann::json::array())) {
+      t.foreign.push_back(row.at("name").get<std::string>());
+    }
     for (const auto& row : json.at("invented")) {
       t.invented[row.at("name").get<std::string>()] = {row.at("why").get<std::string>(),
                                                        row.at("instead").get<std::string>()};
@@ -269,6 +273,8 @@ std::string_view base_target(std::string_view target) {
 bool looks_like_rocm(std::string_view name) {
   const auto name_upper = upper(name);
   if (name_upper.starts_with("ROCM_DOCTOR_")) return false;  // this tool's own knobs
+  const auto& foreign = table().foreign;
+  if (std::find(foreign.begin(), foreign.end(), name) != foreign.end()) return false;
   return std::any_of(table().prefixes.begin(), table().prefixes.end(),
                      [&](const std::string& prefix) { return name_upper.starts_with(prefix); });
 }

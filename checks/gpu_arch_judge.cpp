@@ -178,8 +178,13 @@ class Judge {
 
   Finding unsupported(const Subject& subject, const kb::GfxTarget& target) const {
     std::string last;
-    if (const auto* release = kb_.last_release_listing(subject.gfx)) {
-      last = fmt::format(" The last release that officially supported it is ROCm {}.", release->release);
+    const auto* newest = kb_.last_release_listing(subject.gfx);
+    if (const auto* first = first_release_listing(subject.gfx); first != nullptr && installed_before(*first)) {
+      // A target newer than this install (gfx942 on ROCm 5.2), not one ROCm dropped.
+      last = fmt::format(" Official support for it starts with ROCm {}; this install is older: upgrade ROCm.",
+                         first->release);
+    } else if (newest != nullptr) {
+      last = fmt::format(" The last release that officially supported it is ROCm {}.", newest->release);
     } else if (target.history && !target.history->last_release.empty()) {
       last = fmt::format(" The last release known to carry code for it is ROCm {}: {}", target.history->last_release,
                          target.history->text);
@@ -247,6 +252,19 @@ class Judge {
 
   const CheckContext& ctx_;
   const BuiltIn& built_;
+
+  [[nodiscard]] const kb::Release* first_release_listing(const std::string& gfx) const {
+    for (const auto& release : kb_.releases()) {
+      if (release.lists(gfx)) return &release;
+    }
+    return nullptr;
+  }
+  // Whether the installed release (or the one an image targets) comes before `release`.
+  [[nodiscard]] bool installed_before(const kb::Release& release) const {
+    if (built_.version.empty() || kb::version_numbers(built_.version).empty()) return false;
+    // "5.2.3" against the release row "6.0": the row's x.0 is its first patch release.
+    return kb::version_less(built_.version, release.release);
+  }
   std::vector<Location> locations_;
   const kb::KnowledgeBase& kb_ = kb::knowledge_base();
 };

@@ -11,6 +11,7 @@
 #include "driver.h"
 #include "embedded_data.h"
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
@@ -262,8 +263,18 @@ Finding unsupported_os(const Host& host, const SystemFacts& facts, const kb::Rel
   return finding.with_fix(make_fix(kCheckId, description, commands, {.root = !commands.empty(), .reboot = upgrade}));
 }
 
+// The fix for a kernel not on the list: the HWE kernel when it is not installed yet.
+// When it is (the running kernel may be it), installing it and rebooting changes
+// nothing (issue 26): the advice is the kernel the list names, by hand.
+std::vector<std::string> kernel_commands(const SystemFacts& facts, const DpkgDatabase& dpkg) {
+  if (facts.os_id != "ubuntu" || facts.os_version_id.empty()) return {"ls /boot/vmlinuz-*"};
+  const auto hwe = "linux-generic-hwe-" + facts.os_version_id;
+  if (dpkg.installed_version(hwe)) return {"ls /boot/vmlinuz-*", shell_command({"dpkg", "-l", "linux-image-*"})};
+  return {shell_command({"sudo", "apt", "install", "--install-recommends", hwe}), "sudo reboot"};
+}
+
 std::optional<Finding> unsupported_kernel(const SystemFacts& facts, const kb::Release& release,
-                                          const Judgement& judgement) {
+                                          const Judgement& judgement, const DpkgDatabase& dpkg) {
   std::vector<KernelSpec> specs;
   std::vector<std::string> listed;
   for (const auto* row : judgement.matching) {
@@ -281,18 +292,15 @@ std::optional<Finding> unsupported_kernel(const SystemFacts& facts, const kb::Re
                          "driver runs instead.")
                      .with_evidence("/proc/sys/kernel/osrelease", facts.kernel_release)
                      .with_evidence("supported kernels", join(listed, "; "));
-  std::vector<std::string> commands;
-  if (facts.os_id == "ubuntu" && !facts.os_version_id.empty()) {
-    commands.push_back(
-        shell_command({"sudo", "apt", "install", "--install-recommends", "linux-generic-hwe-" + facts.os_version_id}));
-    commands.push_back("sudo reboot");
-  } else {
-    commands.push_back("ls /boot/vmlinuz-*");
-  }
+  const auto commands = kernel_commands(facts, dpkg);
+  const bool installs = commands.back() == "sudo reboot";
   return finding.with_fix(make_fix(kCheckId,
-                                   "Boot one of the listed kernels (the distribution's standard or HWE kernel, not a "
-                                   "mainline or custom build).",
-                                   commands, {.root = facts.os_id == "ubuntu", .reboot = facts.os_id == "ubuntu"}));
+                                   installs ? "Boot one of the listed kernels (the distribution's standard or HWE "
+                                              "kernel, not a mainline or custom build)."
+                                            : "The distribution's HWE kernel is already installed: boot a kernel the "
+                                              "list names (choose it in GRUB), or keep this one: it is untested, "
+                                              "not known to fail.",
+                                   commands, {.root = installs, .reboot = installs}));
 }
 
 std::optional<Finding> virtualized(const Host& host, std::string& hypervisor,
@@ -358,7 +366,8 @@ class PlatformCheck final : public Check {
     if (judgement.matching.empty()) {
       findings.push_back(unsupported_os(ctx.host(), facts, *release, install.active->version, judgement, name));
     } else if (native && !facts.kernel_release.empty()) {
-      if (auto finding = unsupported_kernel(facts, *release, judgement)) findings.push_back(std::move(*finding));
+      if (auto finding = unsupported_kernel(facts, *release, judgement, ctx.fact<DpkgDatabase>()))
+        findings.push_back(std::move(*finding));
     }
     return findings;
   }

@@ -44,6 +44,9 @@ const std::vector<CausalRule>& causal_rules();
 // fixes of findings a `drop_fixes` rule explains. Run once, after policies.
 void diagnose(Report& report, const std::vector<CausalRule>& rules);
 void diagnose(Report& report);
+// Moves these ids (root causes that explain the user's error text) to the
+// front of `root_causes`, keeping the order of the rest.
+void put_first(Report& report, const std::vector<std::string>& ids);
 
 // A root cause and what it explains (directly or through other findings), in
 // report order. Each explained finding is listed under the first root cause
@@ -56,6 +59,8 @@ struct RootCause {
 // The report's root causes in rank order, from `root_causes` and `caused_by`
 // (so it also works on a report read back from JSON).
 std::vector<RootCause> root_causes(const Report& report);
+// The report's `also` entries (tidying and advice) with what each explains.
+std::vector<RootCause> also_worth_doing(const Report& report);
 // Why `cause` explains `effect`: the first matching rule's reason, or empty.
 std::string causal_reason(std::string_view cause, std::string_view effect);
 

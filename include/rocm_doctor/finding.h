@@ -21,6 +21,14 @@ struct Evidence {
   std::string value;   // the relevant value or line, trimmed
 };
 
+// What a fix must achieve, checked by `rocm-doctor fix` after running it: the
+// finding `finding` (empty: the finding the fix belongs to) is absent from the
+// re-run, or at most `at_most`. Otherwise the fix "did not change anything" (a failure).
+struct Postcondition {
+  std::string finding;
+  Severity at_most = Severity::info;
+};
+
 // A fix the user can paste. The doctor never runs it.
 struct Fix {
   std::string description;
@@ -28,7 +36,8 @@ struct Fix {
   bool needs_root = false;
   bool needs_reboot = false;
   bool needs_relogin = false;
-  std::string verify;  // command that confirms the fix, e.g. "rocm-doctor --only access"
+  std::string verify;                          // command that confirms the fix, e.g. "rocm-doctor --only access"
+  std::optional<Postcondition> postcondition;  // default: its own finding at most info
 };
 
 // A finding a site policy accepts on purpose (its `tolerate` list): shown,

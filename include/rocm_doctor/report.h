@@ -46,6 +46,9 @@ struct Report {
   // The warning-or-error finding ids nothing else explains, most likely first
   // (set by the causal stage; docs/architecture.md#root-causes). Empty: healthy.
   std::vector<std::string> root_causes;
+  // Warning-or-error findings nothing explains whose impact is `tidy` or
+  // `advice` (rocm_doctor/impact.h): worth doing, never a root cause. Same order rules.
+  std::vector<std::string> also;
   // Extra top-level sections contributed by later stages (e.g. "gpus").
   std::map<std::string, nlohmann::ordered_json> sections;
 };

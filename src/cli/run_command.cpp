@@ -14,6 +14,7 @@
 #include "plugins/plugin_scan.h"
 #include "probe/probe_runner.h"
 #include "report/redact.h"
+#include "rocm_doctor/impact.h"
 #include "rocm_doctor/policy.h"
 #include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text.h"
@@ -55,12 +56,32 @@ void list_plugins(const std::vector<std::string>& extra_folders) {
 
 }  // namespace
 
+namespace {
+
+// "blocks", or "blocks (error), degrades (warning)" for an id judged per severity.
+std::string impact_phrase(std::string_view id) {
+  const auto& table = impact_table();
+  const auto entry = table.entries.find(id);
+  if (entry == table.entries.end()) return std::string(to_string(table.of(id, Severity::error)));
+  if (entry->second.any) return std::string(to_string(*entry->second.any));
+  std::vector<std::string> parts;
+  for (auto it = entry->second.by_severity.rbegin(); it != entry->second.by_severity.rend(); ++it)
+    parts.push_back(fmt::format("{} ({})", to_string(it->second), to_string(it->first)));
+  return join(parts, ", ");
+}
+
+}  // namespace
+
 int list_checks_command(const RunCommandOptions& options) {
   const auto folders = plugin_folders_option(options);
   if (!folders) return usage_error(folders.error());
   const auto policies = load_run_policies(options, options.replay.empty());
   if (!policies) return usage_error(policies.error());
-  for (const Check* check : registered_checks()) fmt::print("{:<16} {}\n", check->id(), check->title());
+  // Each check with the finding ids it can report and their impact (issue 26).
+  for (const Check* check : registered_checks()) {
+    fmt::print("{:<16} {}\n", check->id(), check->title());
+    for (const auto id : check->finding_ids()) fmt::print("  {:<40} {}\n", id, impact_phrase(id));
+  }
   // The messages `why` knows: each one's id is also an `explain` id.
   fmt::print("\nError signatures (rocm-doctor why TEXT; rocm-doctor explain ID):\n");
   for (const auto& signature : symptom::signatures()) {

@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "cli/user_command.h"
+#include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text.h"
 
@@ -56,6 +57,12 @@ void add_symptom_section(Report& report, const SymptomInput& input) {
   const auto matches = symptom::default_matcher().scan(input.text);
   auto section = symptom::symptom_section(matches, report, input.source);
   if (input.command) section["command"] = *input.command;
+  // The causes that explain the user's own text rank first (issue 26).
+  std::vector<std::string> explaining;
+  for (const auto& cause : section.value("causes", nlohmann::ordered_json::array())) {
+    if (cause.contains("finding") && cause.at("finding").is_string()) explaining.push_back(cause.at("finding"));
+  }
+  put_first(report, explaining);
   report.sections["symptom"] = std::move(section);
 }
 

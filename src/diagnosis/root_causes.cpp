@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "rocm_doctor/diagnosis.h"
+#include "rocm_doctor/impact.h"
 
 namespace rocm_doctor {
 
@@ -87,7 +89,8 @@ class CauseGraph {
     children_[cause].insert(effect);
     return true;
   }
-  [[nodiscard]] std::size_t descendants(std::size_t node) const {
+  [[nodiscard]] std::size_t descendants(std::size_t node) const { return descendant_set(node).size(); }
+  [[nodiscard]] std::set<std::size_t> descendant_set(std::size_t node) const {
     std::set<std::size_t> seen;
     std::vector<std::size_t> stack(children_[node].begin(), children_[node].end());
     while (!stack.empty()) {
@@ -96,7 +99,7 @@ class CauseGraph {
       if (!seen.insert(next).second) continue;
       for (const auto child : children_[next]) stack.push_back(child);
     }
-    return seen.size();
+    return seen;
   }
 
  private:
@@ -128,20 +131,61 @@ void diagnose(Report& report, const std::vector<CausalRule>& rules) {
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (drop_fixes[i]) all[i]->fixes.clear();
   }
-  // Rank: evidence strength (severity), then how many findings each explains,
-  // then report (check) order.
+  // Findings nothing explains, ranked: what they stop (impact: blocks, breaks,
+  // degrades), then evidence strength (severity), then how many findings each
+  // explains, then report (check) order. Tidying and advice never become root
+  // causes: they go to `also`, ranked the same way.
   std::vector<std::size_t> roots;
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (is_alarm(*all[i]) && all[i]->caused_by.empty()) roots.push_back(i);
   }
   std::vector<std::size_t> explained(all.size(), 0);
-  for (const auto root : roots) explained[root] = graph.descendants(root);
+  std::vector<Impact> impact(all.size(), Impact::advice);
+  // A cause matters as much as the worst of what it explains (several installs
+  // are tidying, until they mix releases and break programs).
+  for (const auto root : roots) {
+    const auto reached = graph.descendant_set(root);
+    explained[root] = reached.size();
+    impact[root] = impact_of(*all[root]);
+    for (const auto effect : reached) impact[root] = std::min(impact[root], impact_of(*all[effect]));
+  }
   std::stable_sort(roots.begin(), roots.end(), [&](std::size_t a, std::size_t b) {
+    if (impact[a] != impact[b]) return impact[a] < impact[b];
     if (all[a]->severity != all[b]->severity) return all[a]->severity > all[b]->severity;
     return explained[a] > explained[b];
   });
   report.root_causes.clear();
-  for (const auto root : roots) add_unique(report.root_causes, all[root]->id);
+  report.also.clear();
+  for (const auto root : roots) add_unique(is_fault(impact[root]) ? report.root_causes : report.also, all[root]->id);
+}
+
+// The root causes a finding folds under: itself when nothing explains it,
+// else the roots of its causes (in `caused_by` order).
+void roots_of(const std::vector<const Finding*>& all, const std::string& id, std::vector<std::string>& roots,
+              std::set<std::string>& seen) {
+  if (!seen.insert(id).second) return;
+  for (const auto* finding : all) {
+    if (finding->id != id) continue;
+    if (finding->caused_by.empty()) {
+      add_unique(roots, id);
+      continue;
+    }
+    for (const auto& cause : finding->caused_by) roots_of(all, cause, roots, seen);
+  }
+}
+
+void put_first(Report& report, const std::vector<std::string>& ids) {
+  const auto all = findings_of(std::as_const(report));
+  std::vector<std::string> wanted;
+  std::set<std::string> seen;
+  for (const auto& id : ids) roots_of(all, id, wanted, seen);
+  std::vector<std::string> ranked;
+  for (const auto& id : wanted) {
+    if (std::find(report.root_causes.begin(), report.root_causes.end(), id) != report.root_causes.end())
+      add_unique(ranked, id);
+  }
+  for (const auto& id : report.root_causes) add_unique(ranked, id);
+  report.root_causes = std::move(ranked);
 }
 
 void diagnose(Report& report) {
@@ -150,18 +194,22 @@ void diagnose(Report& report) {
   diagnose(report, rules);
 }
 
-std::vector<RootCause> root_causes(const Report& report) {
+namespace {
+
+// Each id of `ids` (nothing explains it) with what it explains, directly or
+// through other findings, in report order; a finding already placed under an
+// earlier entry is not repeated.
+std::vector<RootCause> folded(const Report& report, const std::vector<std::string>& ids,
+                              std::set<const Finding*>& placed) {
   const auto all = findings_of(report);
-  std::set<const Finding*> placed;
   std::vector<RootCause> result;
-  for (const auto& id : report.root_causes) {
+  for (const auto& id : ids) {
     const auto it = std::find_if(all.begin(), all.end(), [&](const Finding* finding) {
       return finding->id == id && finding->caused_by.empty();
     });
     if (it == all.end()) continue;
     RootCause root;
     root.finding = *it;
-    // Everything whose caused_by chain leads to this id, in report order.
     std::set<std::string> reached{id};
     for (bool grew = true; grew;) {
       grew = false;
@@ -180,6 +228,19 @@ std::vector<RootCause> root_causes(const Report& report) {
     result.push_back(std::move(root));
   }
   return result;
+}
+
+}  // namespace
+
+std::vector<RootCause> root_causes(const Report& report) {
+  std::set<const Finding*> placed;
+  return folded(report, report.root_causes, placed);
+}
+
+std::vector<RootCause> also_worth_doing(const Report& report) {
+  std::set<const Finding*> placed;
+  folded(report, report.root_causes, placed);
+  return folded(report, report.also, placed);
 }
 
 std::string causal_reason(std::string_view cause, std::string_view effect) {

@@ -54,6 +54,11 @@ DriverRules parse_driver_rules(std::string_view json_text) {
   for (const auto& row : json.at("driver_versions")) {
     rules.driver_versions.push_back({row.at("amdgpu").get<std::string>(), {row.at("rocm").get<std::string>()}});
   }
+  const auto line_table = json.value("release_driver_lines", nlohmann::json::object());
+  for (const auto& [release, line] : line_table.items()) {
+    if (!release.starts_with('_') && line.is_string())
+      rules.driver_lines.push_back({release, {line.get<std::string>()}});
+  }
   rules.window = json.value("window_releases", 2U);
   rules.year_window_since = json.value("year_window_since", "");
   rules.rule = json.value("compatibility_rule", "");
@@ -81,11 +86,19 @@ Compatibility judge_skew(const DriverRules& rules, std::string_view kmd, std::st
                          const std::vector<std::string>& releases) {
   const auto k = major_minor(kmd);
   const auto u = major_minor(userspace);
+  // A release and its own point release are one release line, never skew.
+  if (k == u) return Compatibility::supported;
   const auto lists = [](const std::vector<std::string>& values, const std::string& value) {
     return std::find(values.begin(), values.end(), value) != values.end();
   };
+  // The driver line a ROCm release's amdgpu-dkms ships ("7.1" -> "30.20"), in the terms of userspace_kmd.
+  std::string line = k;
+  for (const auto& row : rules.driver_lines) {
+    if (row.key == k) line = row.values.front();
+  }
   for (const auto& row : rules.userspace_kmd) {
-    if (row.key == u) return lists(row.values, k) ? Compatibility::supported : Compatibility::unsupported;
+    if (row.key == u)
+      return lists(row.values, k) || lists(row.values, line) ? Compatibility::supported : Compatibility::unsupported;
   }
   for (const auto& row : rules.kmd_tested) {
     if (row.key == k) return lists(row.values, u) ? Compatibility::supported : Compatibility::unsupported;

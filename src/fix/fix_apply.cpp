@@ -42,16 +42,19 @@ bool run_step(StepLog& log, const ApplyContext& context, std::set<std::string>& 
   return true;
 }
 
-std::string severity_after(const Finding& finding, std::string_view check_id, const Report& after) {
+// The postcondition's finding in the re-run: the same finding (same summary) if
+// it is still there, else another finding of that id in the check, else none.
+const Finding* finding_after(const FixStep& step, const Report& after) {
+  const Finding* same_id = nullptr;
   for (const auto& check : after.checks) {
-    if (check.id != check_id) continue;
+    if (check.id != step.check_id) continue;
     for (const auto& candidate : check.findings) {
-      if (candidate.id == finding.id && candidate.summary == finding.summary) {
-        return std::string(to_string(candidate.severity));
-      }
+      if (candidate.id != step.postcondition.finding) continue;
+      if (candidate.summary == step.finding->summary) return &candidate;
+      if (same_id == nullptr) same_id = &candidate;
     }
   }
-  return "absent";
+  return same_id;
 }
 
 // A fix whose `export` or `newgrp` fix could not run takes effect in the
@@ -82,6 +85,7 @@ std::string_view to_string(Outcome outcome) {
     case Outcome::pending_reboot: return "takes-effect-after-reboot";
     case Outcome::pending_login: return "takes-effect-after-login";
     case Outcome::still_present: return "still-present";
+    case Outcome::unchanged: return "unchanged";
   }
   return "none";
 }
@@ -122,16 +126,22 @@ void judge_outcomes(std::vector<StepLog>& log, const Report& after) {
   for (auto& entry : log) {
     const auto& step = *entry.step;
     if (entry.status != StepStatus::applied && entry.status != StepStatus::not_applied) continue;
-    entry.after = severity_after(*step.finding, step.check_id, after);
-    const bool present = entry.after != "absent";
+    const auto* now = finding_after(step, after);
+    entry.after = now == nullptr ? "absent" : std::string(to_string(now->severity));
+    // The postcondition: the finding gone, or no worse than it allows.
+    const bool holds = now == nullptr || now->severity <= step.postcondition.at_most;
+    const bool as_before =
+        now != nullptr && now->severity == step.finding->severity && now->summary == step.finding->summary;
     if (entry.status == StepStatus::not_applied) {
-      entry.outcome = present ? Outcome::still_present : Outcome::verified;
+      entry.outcome = holds ? Outcome::verified : Outcome::still_present;
     } else if (step.fix->needs_reboot) {
       entry.outcome = Outcome::pending_reboot;
-    } else if (step.fix->needs_relogin || (present && left_to_the_shell(entry))) {
+    } else if (step.fix->needs_relogin || (!holds && left_to_the_shell(entry))) {
       entry.outcome = Outcome::pending_login;
+    } else if (holds) {
+      entry.outcome = Outcome::verified;
     } else {
-      entry.outcome = present ? Outcome::still_present : Outcome::verified;
+      entry.outcome = as_before ? Outcome::unchanged : Outcome::still_present;
     }
   }
 }
@@ -139,7 +149,7 @@ void judge_outcomes(std::vector<StepLog>& log, const Report& after) {
 int fix_exit_code(const std::vector<StepLog>& log) {
   for (const auto& entry : log) {
     const bool broken = entry.status == StepStatus::failed || entry.status == StepStatus::needs_root ||
-                        entry.outcome == Outcome::still_present;
+                        entry.outcome == Outcome::still_present || entry.outcome == Outcome::unchanged;
     if (broken) return 4;
   }
   return 0;
@@ -177,6 +187,13 @@ nlohmann::ordered_json fix_log_json(const std::vector<StepLog>& log, bool dry_ru
                                 {"commands", std::move(commands)},
                                 {"status", to_string(entry.status)}};
     if (!step.reason.empty()) item["reason"] = step.reason;
+    item["postcondition"] = {{"finding", step.postcondition.finding},
+                             {"at_most", to_string(step.postcondition.at_most)}};
+    nlohmann::ordered_json alternatives = nlohmann::ordered_json::array();
+    for (const auto* fix : step.alternatives) {
+      alternatives.push_back({{"description", fix->description}, {"commands", fix->commands}});
+    }
+    item["alternatives"] = std::move(alternatives);
     if (entry.outcome != Outcome::none) item["outcome"] = to_string(entry.outcome);
     if (!entry.after.empty()) item["after"] = entry.after;
     steps.push_back(std::move(item));

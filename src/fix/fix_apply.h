@@ -37,7 +37,8 @@ enum class Outcome {
   verified,        // the finding is gone
   pending_reboot,  // applied; takes effect after a reboot
   pending_login,   // applied; takes effect after a new login
-  still_present,   // applied, and the finding is still there
+  still_present,   // applied, and the finding is still there, changed
+  unchanged,       // applied, and the finding is there exactly as before: "did not change anything"
 };
 
 std::string_view to_string(StepStatus status);

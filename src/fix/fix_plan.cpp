@@ -6,6 +6,7 @@
 #include "fix/command_kinds.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/diagnosis.h"
+#include "rocm_doctor/impact.h"
 #include "rocm_doctor/policy.h"
 #include "rocm_doctor/text.h"
 
@@ -38,7 +39,7 @@ bool is_site_finding(std::string_view check_id, std::string_view finding_id) {
 std::vector<std::string> ranked_causes(const Report& report, const std::vector<Located>& findings) {
   std::vector<std::string> ids;
   for (const auto& root : root_causes(report)) ids.push_back(root.finding->id);
-  if (!ids.empty() || !report.root_causes.empty()) return ids;
+  if (!ids.empty() || !report.root_causes.empty() || !report.also.empty()) return ids;
   std::vector<Located> alarms;
   for (const auto& located : findings) {
     if (located.finding->severity >= Severity::warning) alarms.push_back(located);
@@ -71,16 +72,42 @@ std::set<std::string> declared_ids() {
   return ids;
 }
 
+// One step per finding: the first fix fix can run (else the first), the
+// others listed as its alternatives. A postcondition naming another finding
+// that no check declares cannot be verified by a re-run: such a step is manual.
 void add_steps(FixPlan& plan, const Located& located, bool root_cause) {
-  for (const auto& fix : located.finding->fixes) {
-    FixStep step;
-    step.check_id = located.check->id;
-    step.finding = located.finding;
-    step.fix = &fix;
-    step.mode = fix_mode(fix, located.check->id, located.finding->id, step.reason);
-    step.root_cause = root_cause;
-    plan.steps.push_back(std::move(step));
+  const auto& fixes = located.finding->fixes;
+  if (fixes.empty()) return;
+  std::vector<std::string> reasons(fixes.size());
+  std::vector<StepMode> modes;
+  for (std::size_t i = 0; i < fixes.size(); ++i)
+    modes.push_back(fix_mode(fixes[i], located.check->id, located.finding->id, reasons[i]));
+  const auto runnable = std::find(modes.begin(), modes.end(), StepMode::apply);
+  const auto chosen = runnable == modes.end() ? std::size_t{0} : static_cast<std::size_t>(runnable - modes.begin());
+  FixStep step;
+  step.check_id = located.check->id;
+  step.finding = located.finding;
+  step.fix = &fixes[chosen];
+  step.mode = modes[chosen];
+  step.reason = reasons[chosen];
+  step.root_cause = root_cause;
+  step.postcondition = fixes[chosen].postcondition.value_or(Postcondition{located.finding->id, Severity::info});
+  if (step.postcondition.finding.empty()) step.postcondition.finding = located.finding->id;
+  // Its own finding is re-judged when its check runs again; another one must be a declared id.
+  const bool verifiable =
+      step.postcondition.finding == located.finding->id || declared_ids().contains(step.postcondition.finding);
+  if (step.mode == StepMode::apply && !verifiable) {
+    step.mode = StepMode::manual;
+    step.reason = "no check re-run can tell whether it worked (" + step.postcondition.finding + " is no finding id)";
   }
+  for (std::size_t i = 0; i < fixes.size(); ++i) {
+    if (i != chosen) step.alternatives.push_back(&fixes[i]);
+  }
+  plan.steps.push_back(std::move(step));
+}
+
+bool is_advice(const Finding& finding) {
+  return impact_of(finding) == Impact::advice;
 }
 
 }  // namespace
@@ -168,6 +195,13 @@ tl::expected<FixPlan, std::string> plan_fixes(const Report& report, const std::v
     const bool alarm = located.finding->severity >= Severity::warning;
     const bool wanted_here = ids.empty() ? alarm : asked(*located.finding);
     if (!wanted_here || std::find(chosen.begin(), chosen.end(), &located) != chosen.end()) continue;
+    if (ids.empty() && is_advice(*located.finding)) {
+      if (!located.finding->fixes.empty() &&
+          std::find(plan.advice.begin(), plan.advice.end(), located.finding->id) == plan.advice.end()) {
+        plan.advice.push_back(located.finding->id);
+      }
+      continue;
+    }
     if (folded.contains(located.finding)) {
       if (std::find(plan.folded.begin(), plan.folded.end(), located.finding->id) == plan.folded.end()) {
         plan.folded.push_back(located.finding->id);

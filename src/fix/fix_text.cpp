@@ -35,6 +35,7 @@ std::string outcome_text(const StepLog& entry) {
     case Outcome::pending_login: return "applied: takes effect after you log out and back in";
     case Outcome::still_present:
       return entry.status == StepStatus::applied ? "still there: the fix did not work" : "still there: do it by hand";
+    case Outcome::unchanged: return "FAILED: the fix ran but did not change anything";
     case Outcome::none: break;
   }
   switch (entry.status) {
@@ -73,6 +74,14 @@ std::string render_fix_plan(const FixPlan& plan, bool dry_run) {
     if (step.mode != StepMode::apply) out += "   Not run by fix: " + shown(step.reason) + "\n";
     for (const auto& command : step.fix->commands) out += "    " + command_line(command) + "\n";
     if (!step.fix->verify.empty()) out += "   Verify: " + shown(step.fix->verify) + "\n";
+    for (const auto* alternative : step.alternatives) {
+      out += "   Or instead (not run): " + shown(alternative->description) + "\n";
+      for (const auto& command : alternative->commands) out += "    " + command_line(command) + "\n";
+    }
+  }
+  if (!plan.advice.empty()) {
+    out +=
+        "\nAdvice, not planned (no fault; `rocm-doctor fix ID` to apply it): " + shown(join(plan.advice, ", ")) + "\n";
   }
   if (!plan.folded.empty()) {
     out += "\nLeft to their causes above (not fixed separately): " + shown(join(plan.folded, ", ")) + "\n";

@@ -134,16 +134,43 @@ std::string acceptance_note(const Finding& finding) {
          "): " + accepted.reason;
 }
 
+std::string worth_tidying(std::size_t count) {
+  return fmt::format("{} {} worth tidying", count, count == 1 ? "thing" : "things");
+}
+
+namespace {
+
+std::string counted(std::size_t count, std::string_view word) {
+  return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
+}
+
+// Causes and consequences apart: "1 problem (2 consequences)".
+std::string problems_phrase(const Report& report) {
+  std::size_t consequences = 0;
+  for (const auto& check : report.checks) {
+    for (const auto& finding : check.findings) {
+      if (finding.severity >= Severity::warning && !finding.caused_by.empty()) ++consequences;
+    }
+  }
+  auto phrase = counted(report.root_causes.size(), "problem");
+  if (consequences > 0) phrase += " (" + counted(consequences, "consequence") + ")";
+  return phrase;
+}
+
+}  // namespace
+
 std::string summary_line(const Report& report) {
   const auto counts = count_findings(report);
-  std::vector<std::string> parts = {fmt::format("{} error{}", counts.error, counts.error == 1 ? "" : "s"),
-                                    fmt::format("{} warning{}", counts.warning, counts.warning == 1 ? "" : "s"),
-                                    fmt::format("{} info", counts.info)};
-  if (counts.skipped > 0) parts.push_back(fmt::format("{} skipped", counts.skipped));
-  if (counts.internal_error > 0) {
-    parts.push_back(fmt::format("{} internal error{}", counts.internal_error, counts.internal_error == 1 ? "" : "s"));
-  }
-  return join(parts, ", ");
+  std::vector<std::string> parts;
+  if (!report.root_causes.empty()) parts.push_back(problems_phrase(report));
+  if (!report.also.empty()) parts.push_back(worth_tidying(report.also.size()));
+  if (counts.internal_error > 0) parts.push_back(counted(counts.internal_error, "check") + " failed internally");
+  if (parts.empty())
+    parts.emplace_back(counts.error + counts.warning == 0 ? "No problems found" : "Nothing stops ROCm here");
+  std::vector<std::string> severities = {counted(counts.error, "error"), counted(counts.warning, "warning"),
+                                         fmt::format("{} info", counts.info)};
+  if (counts.skipped > 0) severities.push_back(fmt::format("{} skipped", counts.skipped));
+  return join(parts, ", ") + " · " + join(severities, ", ") + ".";
 }
 
 std::vector<std::string> version_phrases(const Report& report) {

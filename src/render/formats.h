@@ -100,8 +100,11 @@ std::string topology_svg(const std::vector<GpuRow>& rows, const std::vector<Phys
 std::string xml_escape(std::string_view text);  // also for HTML text and attributes
 // "Accepted by policy 'x' (was warning): reason", or "" when no policy accepted the finding.
 std::string acceptance_note(const Finding& finding);
-// Finding severity counts as "worst" words: "2 errors, 1 warning".
+// "1 problem (2 consequences), 1 thing worth tidying · 2 errors, 1 warning, 3 info."
+// Causes and consequences counted apart; "No problems found (...)." when healthy.
 std::string summary_line(const Report& report);
+// "2 things worth tidying".
+std::string worth_tidying(std::size_t count);
 // The report's `versions` as short phrases for a header line, unescaped:
 // {"ROCm 6.2.4", "HIP 6.2.41134", "amdgpu 6.8.5", "torch 2.5.1+rocm6.2"}; empty when none.
 std::vector<std::string> version_phrases(const Report& report);

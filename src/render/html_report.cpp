@@ -3,6 +3,8 @@
 // and a Content-Security-Policy forbids it.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "render/formats.h"
 #include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/text.h"
@@ -159,18 +161,35 @@ std::string render_html(const Report& report) {
     page.add("</ul>\n");
   }
 
+  if (roots.empty() && !report.also.empty()) {
+    page.add("<p id=\"nothing-stops\">Nothing stops ROCm here; " +
+             xml_escape(render_support::worth_tidying(report.also.size())) + " (at the end).</p>\n");
+  }
+
+  // Tidying and its consequences come last, under "Also worth doing" (issue 26).
+  std::set<const Finding*> tidying;
+  for (const auto& item : also_worth_doing(report)) {
+    tidying.insert(item.finding);
+    tidying.insert(item.explained.begin(), item.explained.end());
+  }
   page.add("<h2>Findings</h2>\n");
   bool any = false;
   for (const auto severity : {Severity::error, Severity::warning, Severity::info}) {
     for (const auto& check : report.checks) {
       for (const auto& finding : check.findings) {
-        if (finding.severity != severity) continue;
+        if (finding.severity != severity || tidying.contains(&finding)) continue;
         render_finding(page, finding);
         any = true;
       }
     }
   }
-  if (!any) page.add("<p>No problems found.</p>\n");
+  if (!any && tidying.empty()) page.add("<p>No problems found.</p>\n");
+  if (!tidying.empty()) page.add("<h2 id=\"also\">Also worth doing</h2>\n");
+  for (const auto& check : report.checks) {
+    for (const auto& finding : check.findings) {
+      if (tidying.contains(&finding)) render_finding(page, finding);
+    }
+  }
 
   page.add("<h2>Checks</h2>\n<table><tr><th>Check</th><th>Status</th><th>Time</th></tr>\n");
   for (const auto& check : report.checks) {

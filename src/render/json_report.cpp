@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/render.h"
+#include "rocm_doctor/impact.h"
 #include "version.h"
 
 namespace rocm_doctor {
@@ -21,6 +22,7 @@ Json finding_to_json(const Finding& finding) {
   for (const auto& fix : finding.fixes) fixes.push_back(fix_to_json(fix));
   Json result = {{"id", finding.id},
                  {"severity", to_string(finding.severity)},
+                 {"impact", to_string(impact_of(finding))},
                  {"summary", finding.summary},
                  {"detail", finding.detail},
                  {"evidence", evidence},
@@ -84,6 +86,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
         {"internal_errors", counts.internal_error},
         {"worst", to_string(worst_severity(report))}}},
       {"root_causes", report.root_causes},
+      {"also", report.also},
       {"checks", checks},
   };
   for (const auto& [name, section] : report.sections) result[name] = section;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "render/formats.h"
 #include "rocm_doctor/diagnosis.h"
@@ -195,17 +196,31 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
     }
   }
   if (!roots.empty()) out += "\n";
+  if (roots.empty() && !report.also.empty())
+    out += "Nothing stops ROCm here; " + render_support::worth_tidying(report.also.size()) + " (at the end).\n\n";
 
+  // Tidying and its consequences come last, under "Also worth doing" (issue 26).
+  std::set<const Finding*> tidying;
+  for (const auto& item : also_worth_doing(report)) {
+    tidying.insert(item.finding);
+    tidying.insert(item.explained.begin(), item.explained.end());
+  }
   bool any = false;
   for (const auto& check : report.checks) {
     for (const auto& finding : check.findings) {
-      if (finding.severity < Severity::warning) continue;
+      if (finding.severity < Severity::warning || tidying.contains(&finding)) continue;
       if (!any) out += "### Problems\n\n";
       any = true;
       render_finding(out, finding, finding.severity == Severity::error);
     }
   }
-  if (!any) out += "No problems found.\n\n";
+  if (!any && tidying.empty()) out += "No problems found.\n\n";
+  if (!tidying.empty()) out += "### Also worth doing\n\n";
+  for (const auto& check : report.checks) {
+    for (const auto& finding : check.findings) {
+      if (tidying.contains(&finding)) render_finding(out, finding, false);
+    }
+  }
 
   bool other = false;
   for (const auto& check : report.checks) {

@@ -94,16 +94,22 @@ void render_fix(std::string& out, const Fix& fix) {
   if (!fix.verify.empty()) out += "      Verify: " + shown(fix.verify) + "\n";
 }
 
+// Where a finding's detail and fix are printed: at the top (a root cause), at
+// the end (also worth doing), or in its check.
+enum class Placed { here, top, end };
+
 void render_finding(std::string& out, const Finding& finding, const Palette& palette, Verbosity verbosity,
-                    bool root_cause) {
+                    Placed where) {
   const std::string mark = palette.paint(mark_for(finding.severity), style_for(finding.severity));
   out += "    " + mark + " " + finding.summary + "  " +
          palette.paint("(" + shown(finding.id) + ")", fmt::emphasis::faint) + "\n";
   if (finding.accepted) out += wrap(shown(render_support::acceptance_note(finding)), 6);
   // A consequence is folded under its cause: one line by default, all of it with -v.
   if (!finding.caused_by.empty()) out += wrap("Caused by " + shown(join(finding.caused_by, ", ")) + " (see above).", 6);
-  if (root_cause && verbosity != Verbosity::verbose) {
-    out += wrap("Root cause: its detail and fix are at the top.", 6);
+  if (where != Placed::here && verbosity != Verbosity::verbose) {
+    out += wrap(where == Placed::top ? "Root cause: its detail and fix are at the top."
+                                     : "Worth doing: its detail and fix are at the end.",
+                6);
     return;
   }
   const bool full =
@@ -117,7 +123,7 @@ void render_finding(std::string& out, const Finding& finding, const Palette& pal
 }
 
 void render_check(std::string& out, const CheckResult& check, const Palette& palette, Verbosity verbosity,
-                  const std::vector<std::string>& roots) {
+                  const std::vector<std::string>& roots, const std::vector<std::string>& also) {
   out += status_mark(check, palette) + " " + shown(check.title);
   if (check.status == CheckStatus::skipped) out += " (skipped: " + shown(check.skipped_reason) + ")";
   out += "\n";
@@ -127,9 +133,12 @@ void render_check(std::string& out, const CheckResult& check, const Palette& pal
                 4);
   }
   for (const auto& finding : check.findings) {
-    const bool root = finding.caused_by.empty() && finding.severity >= Severity::warning &&
-                      std::find(roots.begin(), roots.end(), finding.id) != roots.end();
-    render_finding(out, finding, palette, verbosity, root);
+    const auto listed = [&](const std::vector<std::string>& ids) {
+      return finding.caused_by.empty() && finding.severity >= Severity::warning &&
+             std::find(ids.begin(), ids.end(), finding.id) != ids.end();
+    };
+    const auto where = listed(roots) ? Placed::top : listed(also) ? Placed::end : Placed::here;
+    render_finding(out, finding, palette, verbosity, where);
   }
 }
 
@@ -156,31 +165,46 @@ std::string policy_line(const Report& report) {
   return "Policies: " + join(names, ", ") + "\n\n";
 }
 
-// The report opens with what is wrong: each root cause with why and its fix,
-// and the findings it explains, one line each (docs/architecture.md#root-causes).
-std::string root_cause_section(const Report& report, const Palette& palette, Verbosity verbosity) {
-  const auto roots = root_causes(report);
-  if (roots.empty()) return "";
-  std::string out = roots.size() == 1 ? "Root cause:\n" : "Root causes (most likely first):\n";
-  for (const auto& root : roots) {
-    const auto& finding = *root.finding;
-    out += "  " + palette.paint(mark_for(finding.severity), style_for(finding.severity)) + " " + finding.summary +
-           "  " + palette.paint("(" + shown(finding.id) + ")", fmt::emphasis::faint) + "\n";
-    if (!finding.detail.empty()) out += wrap(finding.detail, 6);
-    for (const auto& fix : finding.fixes) render_fix(out, fix);
-    if (root.explained.empty()) continue;
-    out += "      It also explains:\n";
-    for (const auto* effect : root.explained) {
-      out += "        - " + effect->summary + "  " +
-             palette.paint("(" + shown(effect->id) + ")", fmt::emphasis::faint) + "\n";
-      if (verbosity != Verbosity::verbose) continue;
-      for (const auto& cause : effect->caused_by) {
-        const auto reason = causal_reason(cause, effect->id);
-        if (!reason.empty()) out += wrap(shown(cause) + ": " + shown(reason), 10);
-      }
+void render_cause(std::string& out, const RootCause& root, const Palette& palette, Verbosity verbosity) {
+  const auto& finding = *root.finding;
+  out += "  " + palette.paint(mark_for(finding.severity), style_for(finding.severity)) + " " + finding.summary + "  " +
+         palette.paint("(" + shown(finding.id) + ")", fmt::emphasis::faint) + "\n";
+  if (!finding.detail.empty()) out += wrap(finding.detail, 6);
+  for (const auto& fix : finding.fixes) render_fix(out, fix);
+  if (root.explained.empty()) return;
+  out += "      It also explains:\n";
+  for (const auto* effect : root.explained) {
+    out += "        - " + effect->summary + "  " + palette.paint("(" + shown(effect->id) + ")", fmt::emphasis::faint) +
+           "\n";
+    if (verbosity != Verbosity::verbose) continue;
+    for (const auto& cause : effect->caused_by) {
+      const auto reason = causal_reason(cause, effect->id);
+      if (!reason.empty()) out += wrap(shown(cause) + ": " + shown(reason), 10);
     }
   }
+}
+
+// The report opens with what is wrong: each root cause with why and its fix,
+// and the findings it explains, one line each (docs/architecture.md#root-causes).
+// A machine with only tidying to do says so in one line and never says "Root cause".
+std::string root_cause_section(const Report& report, const Palette& palette, Verbosity verbosity) {
+  const auto roots = root_causes(report);
+  if (roots.empty()) {
+    if (report.also.empty()) return "";
+    return "Nothing stops ROCm here; " + render_support::worth_tidying(report.also.size()) + " (at the end).\n\n";
+  }
+  std::string out = roots.size() == 1 ? "Root cause:\n" : "Root causes (most likely first):\n";
+  for (const auto& root : roots) render_cause(out, root, palette, verbosity);
   return out + "\n";
+}
+
+// Tidying and advice, last: never above what stops the GPU (issue 26).
+std::string also_section(const Report& report, const Palette& palette, Verbosity verbosity) {
+  const auto also = also_worth_doing(report);
+  if (also.empty()) return "";
+  std::string out = "\nAlso worth doing:\n";
+  for (const auto& item : also) render_cause(out, item, palette, verbosity);
+  return out;
 }
 
 // The user's error text, before the root cause it may point at (issue 17).
@@ -201,6 +225,31 @@ std::string plural(int count, std::string_view word) {
   return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
 }
 
+// Without -v only the checks with something to say are listed; the others
+// fold into one line (passed, and not applicable here).
+bool has_something_to_say(const CheckResult& check) {
+  return check.status == CheckStatus::warning || check.status == CheckStatus::error ||
+         check.status == CheckStatus::internal_error;
+}
+
+std::string folded_checks_line(const Report& report) {
+  int passed = 0;
+  int not_applicable = 0;
+  for (const auto& check : report.checks) {
+    if (check.status == CheckStatus::skipped) ++not_applicable;
+    if (check.status == CheckStatus::ok || check.status == CheckStatus::info) ++passed;
+  }
+  std::vector<std::string> parts;
+  if (passed > 0) parts.push_back(plural(passed, "check") + " passed");
+  if (not_applicable > 0) {
+    const auto* verb = not_applicable == 1 ? "does" : "do";
+    parts.push_back(passed > 0 ? fmt::format("{} {} not apply here", not_applicable, verb)
+                               : fmt::format("{} {} not apply here", plural(not_applicable, "check"), verb));
+  }
+  if (parts.empty()) return "";
+  return join(parts, ", ") + "; -v lists them.\n";
+}
+
 }  // namespace
 
 std::string render_text(const Report& report, Color color, Verbosity verbosity) {
@@ -210,15 +259,13 @@ std::string render_text(const Report& report, Color color, Verbosity verbosity) 
   out += policy_line(report);
   out += symptom_block(report);
   out += root_cause_section(report, palette, verbosity);
-  for (const auto& check : report.checks) render_check(out, check, palette, verbosity, report.root_causes);
-  const auto counts = count_findings(report);
-  std::vector<std::string> parts = {plural(counts.error, "error"), plural(counts.warning, "warning"),
-                                    fmt::format("{} info", counts.info)};
-  if (counts.skipped > 0) parts.push_back(fmt::format("{} skipped", counts.skipped));
-  if (counts.internal_error > 0) parts.push_back(plural(counts.internal_error, "internal error"));
-  out += "\nSummary: " + join(parts, ", ") + ".";
-  if (counts.error + counts.warning == 0 && counts.internal_error == 0) out += " No problems found.";
-  out += "\n";
+  for (const auto& check : report.checks) {
+    if (verbosity == Verbosity::verbose || has_something_to_say(check))
+      render_check(out, check, palette, verbosity, report.root_causes, report.also);
+  }
+  if (verbosity != Verbosity::verbose) out += folded_checks_line(report);
+  out += also_section(report, palette, verbosity);
+  out += "\nSummary: " + render_support::summary_line(report) + "\n";
   return out;
 }
 

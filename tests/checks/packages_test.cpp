@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "rocm_doctor/facts/amdgpu_driver.h"
+#include "rocm_doctor/kb.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -97,6 +98,28 @@ TEST(PackagesParse, DriverReleaseAndWindow) {
   EXPECT_EQ(amdgpu_driver::judge_skew(rules, "6.2", "7.0.1", releases), Compatibility::supported);
   EXPECT_EQ(amdgpu_driver::judge_skew(rules, "5.7", "6.2.4", releases), Compatibility::unsupported);
   EXPECT_EQ(amdgpu_driver::judge_skew(rules, "4.5", "4.3", releases), Compatibility::unknown);
+}
+
+// Issue 26: every driver the table knows, with its own release's user space (x.y.0 and a
+// point release), is never skew; the 7.x drivers are compared as AMD GPU Driver lines.
+TEST(PackagesParse, ADriverIsNeverSkewedAgainstItsOwnRelease) {
+  const auto& rules = amdgpu_driver::driver_rules();
+  std::vector<std::string> releases;
+  for (const auto& row : kb::knowledge_base().releases()) releases.push_back(row.release);
+  ASSERT_FALSE(rules.driver_versions.empty());
+  using amdgpu_driver::Compatibility;
+  for (const auto& row : rules.driver_versions) {
+    const auto release = amdgpu_driver::rocm_release_of_driver(rules, row.key);
+    ASSERT_TRUE(release) << row.key;
+    for (const auto* point : {".0", ".1", ".4"}) {
+      EXPECT_EQ(amdgpu_driver::judge_skew(rules, *release, *release + point, releases), Compatibility::supported)
+          << "amdgpu " << row.key << " (ROCm " << *release << ") with ROCm " << *release << point;
+    }
+  }
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "7.1", "7.2.1", releases),
+            Compatibility::supported);  // 30.20 in 7.2's row
+  EXPECT_EQ(amdgpu_driver::judge_skew(rules, "7.2", "7.1.1", releases),
+            Compatibility::unsupported);  // 30.30 not in 7.1's
 }
 
 SnapshotBuilder rocm_machine() {

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
+
+#include "rocm_doctor/kb.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -11,6 +15,70 @@ namespace {
 using testing::find_finding;
 using testing::run_on;
 using testing::SnapshotBuilder;
+
+// Every kernel a release row names as a flavour ("6.14 HWE", "5.15 GA", "6.17 OEM") is one the
+// doctor accepts, wherever the row puts it (issue 26: a parenthesis hid 6.14 HWE from ROCm 7.1).
+TEST(PlatformKernels, EveryKernelFlavourARowNamesIsAccepted) {
+  const std::regex flavour(R"((\d+)\.(\d+)(\.\d+)? (GA|HWE|OEM))");
+  int checked = 0;
+  for (const auto& release : kb::knowledge_base().releases()) {
+    for (const auto& row : release.os) {
+      const auto listed = platform::listed_kernels(row.kernel);
+      for (std::sregex_iterator it(row.kernel.begin(), row.kernel.end(), flavour), end; it != end; ++it) {
+        const auto kernel = (*it)[1].str() + "." + (*it)[2].str() + ".0-40-generic";
+        EXPECT_TRUE(platform::kernel_matches(kernel, listed))
+            << "ROCm " << release.release << ", " << row.name << " " << row.version << ": '" << row.kernel << "' names "
+            << it->str() << " but " << kernel << " is not accepted";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 30);
+}
+
+struct KernelRow {
+  std::string name;  // the case, for the test's name
+  std::string rocm;
+  std::string distro;
+  std::string version;
+  std::vector<std::string> kernels;  // each must be accepted
+};
+
+void PrintTo(const KernelRow& row, std::ostream* out) {
+  *out << "ROCm " << row.rocm << " " << row.distro << " " << row.version;
+}
+
+class ReleaseKernels : public ::testing::TestWithParam<KernelRow> {};
+
+TEST_P(ReleaseKernels, TheRowAcceptsEveryKernelAmdLists) {
+  const auto& want = GetParam();
+  const auto* release = kb::knowledge_base().release(want.rocm);
+  ASSERT_NE(release, nullptr) << want.rocm;
+  const auto row = std::find_if(release->os.begin(), release->os.end(), [&](const kb::OsSupport& os) {
+    const auto versions = platform::listed_versions(os.version);
+    return os.name == want.distro && std::find(versions.begin(), versions.end(), want.version) != versions.end();
+  });
+  ASSERT_NE(row, release->os.end()) << want.distro << " " << want.version << " is not listed for " << want.rocm;
+  for (const auto& kernel : want.kernels) {
+    EXPECT_TRUE(platform::kernel_matches(kernel, platform::listed_kernels(row->kernel)))
+        << kernel << " vs " << row->kernel;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AmdTables, ReleaseKernels,
+    ::testing::Values(
+        KernelRow{"Rocm70Ubuntu24043", "7.0", "Ubuntu", "24.04.3", {"6.8.0-85-generic", "6.14.0-33-generic"}},
+        KernelRow{"Rocm71Ubuntu24043", "7.1", "Ubuntu", "24.04.3", {"6.8.0-85-generic", "6.14.0-33-generic"}},
+        KernelRow{"Rocm72Ubuntu24043", "7.2", "Ubuntu", "24.04.3", {"6.8.0-85-generic", "6.14.0-33-generic"}},
+        KernelRow{"Rocm71Ubuntu22045", "7.1", "Ubuntu", "22.04.5", {"5.15.0-122-generic", "6.8.0-48-generic"}},
+        KernelRow{"Rocm72Ubuntu22045", "7.2", "Ubuntu", "22.04.5", {"5.15.0-122-generic", "6.8.0-48-generic"}},
+        KernelRow{"Rocm64Ubuntu24042", "6.4", "Ubuntu", "24.04.2", {"6.8.0-60-generic", "6.11.0-29-generic"}},
+        KernelRow{"Rocm70Rhel96", "7.0", "RHEL", "9.6", {"5.14.0-570.12.1.el9_6.x86_64"}},
+        KernelRow{"Rocm72Rhel101", "7.2", "RHEL", "10.1", {"6.12.0-124.8.1.el10_1.x86_64"}},
+        KernelRow{"Rocm71Sles15Sp7", "7.1", "SLES", "15 SP7", {"6.4.0-150700.51-default"}},
+        KernelRow{"Rocm714Ubuntu24044", "7.14", "Ubuntu", "24.04.4", {"6.8.0-90-generic", "6.17.0-8-generic"}}),
+    [](const auto& info) { return info.param.name; });
 
 TEST(PlatformParse, ListedVersions) {
   using V = std::vector<std::string>;

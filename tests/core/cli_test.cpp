@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "support/run_binary.h"
 #include "support/snapshot_builder.h"
@@ -68,7 +69,7 @@ TEST(Cli, JsonReportOnStdoutIsTheWholeOutput) {
 }
 
 TEST(Cli, TextReportWithoutATerminalHasNoColourCodes) {
-  const auto result = run_doctor({"--replay", kWslScenario, "--only", "os"});
+  const auto result = run_doctor({"--replay", kWslScenario, "--only", "os", "-v"});
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_NE(result.out.find("Operating system"), std::string::npos);
   EXPECT_EQ(result.out.find('\x1b'), std::string::npos);
@@ -107,6 +108,30 @@ TEST(Cli, ListChecksNamesEveryCheck) {
   const auto result = run_doctor({"--list-checks"});
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_NE(result.out.find("os "), std::string::npos);
+}
+
+// Issue 26: a report a person reads in ten seconds: the checks with nothing to say fold into one line.
+TEST(Cli, TextReportFoldsPassedAndNotApplicableChecksIntoOneLine) {
+  const auto quiet = run_doctor({"--replay", kWslScenario, "--only", "os,access"});
+  EXPECT_EQ(quiet.out.find("Operating system"), std::string::npos) << quiet.out;
+  EXPECT_NE(quiet.out.find("1 check passed, 1 does not apply here; -v lists them."), std::string::npos) << quiet.out;
+  EXPECT_NE(quiet.out.find("Summary: No problems found"), std::string::npos) << quiet.out;
+  const auto verbose = run_doctor({"--replay", kWslScenario, "--only", "os,access", "-v"});
+  EXPECT_NE(verbose.out.find("Operating system"), std::string::npos);
+  EXPECT_NE(verbose.out.find("(skipped: "), std::string::npos) << verbose.out;
+}
+
+// Issue 26: explain and --list-checks say how much each finding stops ROCm.
+TEST(Cli, ExplainAndListChecksShowTheImpact) {
+  const auto explained = run_doctor({"explain", "access.kfd-denied"});
+  EXPECT_EQ(explained.exit_code, 0);
+  EXPECT_NE(explained.out.find("Impact: `blocks`"), std::string::npos) << explained.out;
+  const auto listed = run_doctor({"--list-checks"});
+  EXPECT_NE(listed.out.find("access.kfd-denied"), std::string::npos);
+  const std::regex row(R"(\n  access\.kfd-denied +blocks\n)");
+  EXPECT_TRUE(std::regex_search(listed.out, row)) << listed.out.substr(0, 2000);
+  const std::regex per_severity(R"(\n  driver\.dkms-not-built +blocks \(error\), degrades \(warning\)\n)");
+  EXPECT_TRUE(std::regex_search(listed.out, per_severity));
 }
 
 TEST(Cli, CaptureRefusesANonEmptyFolder) {

@@ -4,10 +4,17 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "core/report_versions.h"
+#include "fix/fix_plan.h"
+#include "rocm_doctor/diagnosis.h"
+#include "rocm_doctor/impact.h"
 #include "rocm_doctor/policy.h"
+#include "rocm_doctor/text.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -69,6 +76,87 @@ std::set<std::string> declared_finding_ids() {
   return declared;
 }
 
+// A cause's impact: its own, or the worst of what it explains (docs/architecture.md#root-causes).
+Impact effective_impact(const RootCause& cause) {
+  auto impact = impact_of(*cause.finding);
+  for (const auto* effect : cause.explained) impact = std::min(impact, impact_of(*effect));
+  return impact;
+}
+
+// The property of issue 26 on every scenario: root causes are faults ranked by impact
+// (blocks, breaks, degrades), so tidying never outranks what stops the GPU; `also`
+// holds only tidying and advice.
+void expect_ranked_by_impact(const Report& report) {
+  const auto causes = root_causes(report);
+  ASSERT_EQ(causes.size(), report.root_causes.size()) << "a ranked root cause is no unexplained warning or error";
+  Impact previous = Impact::blocks;
+  for (const auto& cause : causes) {
+    const auto impact = effective_impact(cause);
+    EXPECT_TRUE(is_fault(impact)) << cause.finding->id << " (" << to_string(impact) << ") is a root cause";
+    EXPECT_GE(impact, previous) << cause.finding->id << " (" << to_string(impact) << ") ranks below a lesser cause";
+    previous = impact;
+  }
+  for (const auto& item : also_worth_doing(report)) {
+    EXPECT_FALSE(is_fault(effective_impact(item))) << item.finding->id << " is a fault but listed under also";
+  }
+}
+
+// The scenario machine's own files, as its snapshot holds them ("" when absent).
+std::string machine_file(const fs::path& folder, const std::string& path) {
+  std::ifstream stream(folder / "root" / path.substr(1));
+  return std::string(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
+}
+
+bool package_installed(const std::string& dpkg_status, const std::string& package) {
+  const auto at = dpkg_status.find("Package: " + package + "\n");
+  if (at == std::string::npos) return false;
+  const auto end = dpkg_status.find("\n\n", at);
+  return dpkg_status.substr(at, end - at).find("Status: install ok installed") != std::string::npos;
+}
+
+bool group_lists(const std::string& group_file, const std::string& group, const std::string& user) {
+  std::istringstream lines(group_file);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(group + ":")) continue;
+    const auto members = "," + line.substr(line.rfind(':') + 1) + ",";
+    return members.find("," + user + ",") != std::string::npos;
+  }
+  return false;
+}
+
+// Issue 26 on every scenario: `fix` plans one alternative per finding and no step
+// whose result is already true here (a package installed, a user already in the group).
+void expect_fix_plan_does_only_what_helps(const Report& report, const fs::path& folder) {
+  const auto plan = plan_fixes(report, {});
+  ASSERT_TRUE(plan) << plan.error();
+  std::map<const Finding*, int> steps;
+  const auto dpkg = machine_file(folder, "/var/lib/dpkg/status");
+  const auto groups = machine_file(folder, "/etc/group");
+  for (const auto& step : plan->steps) {
+    EXPECT_EQ(++steps[step.finding], 1) << step.finding->id << ": two alternatives planned";
+    if (step.mode != StepMode::apply) continue;
+    for (const auto& command : step.fix->commands) {
+      std::istringstream words(command);
+      std::vector<std::string> argv{std::istream_iterator<std::string>(words), {}};
+      const auto install = std::find(argv.begin(), argv.end(), "install");
+      if (argv.size() > 2 && (argv[1] == "apt" || argv[1] == "apt-get") && install != argv.end()) {
+        for (auto it = install + 1; it != argv.end(); ++it) {
+          if (!it->starts_with("-")) EXPECT_FALSE(package_installed(dpkg, *it)) << command << ": already installed";
+        }
+      }
+      const bool usermod = argv.size() >= 5 && argv[1] == "usermod";
+      const auto group_list = !usermod ? std::string() : argv[2] == "-aG" ? argv[3] : argv[2] == "-a" ? argv[4] : "";
+      if (!group_list.empty()) {
+        const auto user = argv.back();
+        bool missing = false;
+        for (const auto group : split(group_list, ','))
+          missing = missing || !group_lists(groups, std::string(group), user);
+        EXPECT_TRUE(missing) << command << ": " << user << " is already in every group";
+      }
+    }
+  }
+}
+
 class Scenario : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
@@ -105,6 +193,7 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
     EXPECT_FALSE(value.empty() || value == "unknown") << key;
   }
   // Root causes (issue 17): exactly as stated for a broken scenario, none for a healthy one.
+  // Tidying and advice (issue 26) go to `also`, stated exactly too, and never rank as a cause.
   const bool broken = std::any_of(expected.begin(), expected.end(), [](const auto& entry) {
     return entry.second == "warning" || entry.second == "error";
   });
@@ -115,6 +204,9 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
     EXPECT_TRUE(report.root_causes.empty()) << "a healthy scenario has no root cause, got " << report.root_causes[0];
     if (expectation.contains("root_causes")) EXPECT_TRUE(expectation["root_causes"].empty());
   }
+  EXPECT_EQ(report.also, expectation.value("also", std::vector<std::string>{})) << "also";
+  expect_ranked_by_impact(report);
+  expect_fix_plan_does_only_what_helps(report, snapshot_folder(expectation, folder));
   // "fixes_only_for": no other finding offers a fix (advice a machine without an AMD GPU cannot use).
   if (const auto it = expectation.find("fixes_only_for"); it != expectation.end()) {
     const auto allowed = it->get<std::set<std::string>>();

@@ -116,15 +116,54 @@ TEST_F(FixApply, OutcomesComeFromTheSecondReport) {
   ASSERT_EQ(log.size(), 4U);
   EXPECT_EQ(log[0].outcome, Outcome::verified);
   EXPECT_EQ(log[0].after, "absent");
-  EXPECT_EQ(log[1].outcome, Outcome::still_present);
+  EXPECT_EQ(log[1].outcome, Outcome::unchanged) << "ran, and the finding is exactly as before";
   EXPECT_EQ(log[1].after, "error");
   EXPECT_EQ(log[2].outcome, Outcome::pending_login) << "never verified before a new login";
   EXPECT_EQ(log[3].outcome, Outcome::pending_reboot);
   EXPECT_EQ(fix_exit_code(log), 4) << "env.stays did not go away";
   const auto json = fix_log_json(log, false, 4);
   EXPECT_EQ(json["steps"][0]["outcome"], "verified");
+  EXPECT_EQ(json["steps"][1]["outcome"], "unchanged");
   EXPECT_EQ(json["steps"][2]["outcome"], "takes-effect-after-login");
   EXPECT_EQ(json["steps"][0]["commands"][0]["exit_code"], 0);
+  EXPECT_EQ(json["steps"][0]["postcondition"]["finding"], "env.gone");
+  EXPECT_EQ(json["steps"][0]["postcondition"]["at_most"], "info");
+}
+
+// Issue 26: a fix that exits 0 but leaves its finding as it was is a failure
+// ("did not change anything"), never a success; one that lowers the finding to
+// what its postcondition allows is verified; a changed but remaining one is still there.
+TEST_F(FixApply, AFixThatChangesNothingIsAFailureAndAPostconditionDecidesSuccess) {
+  auto lowered = with_commands("env.lowered", {"true"});
+  lowered.fixes[0].postcondition = Postcondition{"", Severity::warning};
+  const auto before = report({with_commands("env.same", {"true"}), lowered, with_commands("env.changed", {"true"})});
+  const auto plan = plan_fixes(before, {});
+  ASSERT_TRUE(plan);
+  auto log = apply_plan(*plan, context());
+  auto now_lowered = make_finding("env.lowered", Severity::warning, "broken");
+  auto now_changed = make_finding("env.changed", Severity::error, "broken, differently");
+  const auto after = report({with_commands("env.same", {"true"}), now_lowered, now_changed});
+  judge_outcomes(log, after);
+  ASSERT_EQ(log.size(), 3U);
+  EXPECT_EQ(log[0].outcome, Outcome::unchanged);
+  EXPECT_EQ(log[1].outcome, Outcome::verified) << "warning is what its postcondition allows";
+  EXPECT_EQ(log[2].outcome, Outcome::still_present);
+  EXPECT_EQ(fix_exit_code(log), 4);
+}
+
+// Issue 26: alternatives of one finding (a per-user or a system-wide setting) are one step.
+TEST_F(FixApply, AFindingWithAlternativesIsOneStepWithTheOthersListed) {
+  auto finding = with_commands("env.override", {"echo a >> " + path("profile")});
+  finding.with_fix(make_fix("env", "or system-wide", {"echo b >> " + path("environment")}, {}));
+  const auto before = report({finding});
+  const auto plan = plan_fixes(before, {});
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->steps.size(), 1U);
+  ASSERT_EQ(plan->steps[0].alternatives.size(), 1U);
+  EXPECT_EQ(plan->steps[0].alternatives[0]->description, "or system-wide");
+  const auto log = apply_plan(*plan, context());
+  EXPECT_EQ(ran_, std::vector<std::string>{"echo a >> " + path("profile")});
+  EXPECT_FALSE(fs::exists(path("environment")));
 }
 
 }  // namespace

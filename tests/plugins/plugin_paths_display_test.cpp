@@ -62,10 +62,11 @@ TEST_F(HostilePluginFolder, AnUnsafeFolderIsShownEscapedInItsFindingAndFix) {
 }
 
 TEST_F(HostilePluginFolder, AnEmptyFolderIsShownEscapedInTheSkipReason) {
-  // Given a safe folder without plugins: the check is skipped, naming where it looked.
+  // Given a safe folder without plugins: the check is skipped, naming where it looked
+  // (the text report lists skipped checks with -v).
   ::chmod(folder_.c_str(), 0755);
   for (const auto* format : {"text", "markdown"}) {
-    const auto result = doctor({"--only", "plugins", "--format", format});
+    const auto result = doctor({"--only", "plugins", "--format", format, "-v"});
     EXPECT_NE(result.out.find("no site plugins installed"), std::string::npos) << format << "\n" << result.out;
     SCOPED_TRACE(format);
     expect_escaped(result.out);

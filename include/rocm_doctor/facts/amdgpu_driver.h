@@ -36,6 +36,7 @@ struct DriverRules {
   std::vector<Pair> kmd_tested;       // KMD release -> tested user space releases
   std::vector<Pair> userspace_kmd;    // user space release -> supported KMD releases
   std::vector<Pair> driver_versions;  // amdgpu module version -> ROCm release (values[0])
+  std::vector<Pair> driver_lines;     // ROCm release ("7.1") -> its AMD GPU Driver line (values[0], "30.20")
   std::size_t window = 2;             // releases apart, before year_window_since
   std::string year_window_since;      // from this release on, "up to a year apart"
   std::string rule;                   // the rule in AMD's words, for findings
@@ -56,6 +57,7 @@ std::optional<std::string> rocm_release_from_package_version(std::string_view ve
 std::string major_minor(std::string_view version);
 
 // Whether a KMD of ROCm release `kmd` ("6.2", or "30.10") supports user space `userspace` ("6.4.1").
+// A driver of the user space's own release line ("7.1" with "7.1.1") is always supported.
 // `releases` is the ordered list of known major.minor releases (for the +/- window rule).
 Compatibility judge_skew(const DriverRules& rules, std::string_view kmd, std::string_view userspace,
                          const std::vector<std::string>& releases);

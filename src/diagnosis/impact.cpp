@@ -1,0 +1,129 @@
+// Reads checks/data/finding_impact.json: the impact class of every finding id.
+#include "rocm_doctor/impact.h"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "embedded_data.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::array<std::pair<Impact, std::string_view>, 5> kNames{{{Impact::blocks, "blocks"},
+                                                                     {Impact::breaks, "breaks"},
+                                                                     {Impact::degrades, "degrades"},
+                                                                     {Impact::tidy, "tidy"},
+                                                                     {Impact::advice, "advice"}}};
+
+tl::expected<Impact, std::string> impact_value(const Json& value, const std::string& where) {
+  if (!value.is_string()) return tl::unexpected(where + ": the class is not a string");
+  const auto impact = parse_impact(value.get<std::string>());
+  if (!impact) return tl::unexpected(where + ": '" + value.get<std::string>() + "' is not an impact class");
+  return *impact;
+}
+
+tl::expected<std::map<Severity, Impact>, std::string> by_severity(const Json& object, const std::string& where) {
+  std::map<Severity, Impact> result;
+  for (const auto& [name, value] : object.items()) {
+    const auto severity = parse_severity(name);
+    if (!severity) return tl::unexpected(where + ": '" + name + "' is not a severity");
+    auto impact = impact_value(value, where + "." + name);
+    if (!impact) return tl::unexpected(impact.error());
+    result[*severity] = *impact;
+  }
+  return result;
+}
+
+tl::expected<ImpactEntry, std::string> parse_entry(const Json& value, const std::string& id) {
+  ImpactEntry entry;
+  if (value.is_object()) {
+    auto classes = by_severity(value, id);
+    if (!classes) return tl::unexpected(classes.error());
+    if (classes->empty()) return tl::unexpected(id + ": no severity is given a class");
+    entry.by_severity = std::move(*classes);
+    return entry;
+  }
+  auto impact = impact_value(value, id);
+  if (!impact) return tl::unexpected(impact.error());
+  entry.any = *impact;
+  return entry;
+}
+
+}  // namespace
+
+std::string_view to_string(Impact impact) {
+  for (const auto& [value, name] : kNames) {
+    if (value == impact) return name;
+  }
+  return "advice";
+}
+
+std::optional<Impact> parse_impact(std::string_view text) {
+  for (const auto& [value, name] : kNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<Impact> ImpactTable::declared(std::string_view id, Severity severity) const {
+  const auto it = entries.find(id);
+  if (it == entries.end()) return std::nullopt;
+  if (it->second.any) return it->second.any;
+  const auto exact = it->second.by_severity.find(severity);
+  if (exact != it->second.by_severity.end()) return exact->second;
+  // A severity the table does not name for this id (a policy's tolerance
+  // downgrade, an overlay's new severity): the nearest one below it.
+  for (auto below = it->second.by_severity.rbegin(); below != it->second.by_severity.rend(); ++below) {
+    if (below->first <= severity) return below->second;
+  }
+  return it->second.by_severity.begin()->second;
+}
+
+Impact ImpactTable::of(std::string_view id, Severity severity) const {
+  if (auto impact = declared(id, severity)) return *impact;
+  const auto fallback = severity_default.find(severity);
+  if (fallback != severity_default.end()) return fallback->second;
+  // No table (it failed to parse, and said so): an alarm still counts as a fault.
+  return severity >= Severity::warning ? Impact::degrades : Impact::advice;
+}
+
+tl::expected<ImpactTable, std::string> parse_impact_table(std::string_view json_text) {
+  const auto json = Json::parse(json_text, nullptr, false);
+  if (json.is_discarded() || !json.is_object())
+    return tl::unexpected(std::string("finding_impact.json is not a JSON object"));
+  if (!json.contains("impact") || !json.at("impact").is_object())
+    return tl::unexpected(std::string("finding_impact.json: 'impact' is missing or not an object"));
+  ImpactTable table;
+  for (const auto& [id, value] : json.at("impact").items()) {
+    auto entry = parse_entry(value, id);
+    if (!entry) return tl::unexpected("finding_impact.json: " + entry.error());
+    table.entries.emplace(id, std::move(*entry));
+  }
+  if (json.contains("severity_default")) {
+    auto defaults = by_severity(json.at("severity_default"), "severity_default");
+    if (!defaults) return tl::unexpected("finding_impact.json: " + defaults.error());
+    table.severity_default = std::move(*defaults);
+  }
+  return table;
+}
+
+const ImpactTable& impact_table() {
+  static const ImpactTable table = [] {
+    auto parsed = parse_impact_table(embedded::data_finding_impact());
+    if (parsed) return std::move(*parsed);
+    spdlog::error("{}: findings are ranked by severity alone", parsed.error());
+    return ImpactTable{};
+  }();
+  return table;
+}
+
+Impact impact_of(const Finding& finding) {
+  return impact_table().of(finding.id, finding.severity);
+}
+
+}  // namespace rocm_doctor
