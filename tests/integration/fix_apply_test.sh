@@ -171,3 +171,20 @@ for id in access.kfd-denied access.render-denied access.group-missing access.rel
   case " $after_ids " in *" $id "*) fail "$id is still there after a new login" ;; esac
 done
 case " $after_ids " in *" access.ok "*) ;; *) fail "no access.ok after a new login" ;; esac
+
+# A fix that runs and changes nothing is a failure, never a success (issue 26). This
+# machine's /etc/ld.so.conf no longer includes /etc/ld.so.conf.d: the loader fix still
+# writes its file there and ldconfig exits 0, but the loader cannot find HIP any better.
+rm -f "$root"/etc/ld.so.conf.d/*rocm*
+grep -v 'ld.so.conf.d' "$root/etc/ld.so.conf" >"$root/etc/ld.so.conf.new" || true
+mv "$root/etc/ld.so.conf.new" "$root/etc/ld.so.conf"
+inside ldconfig
+rc=0
+as_user "$doctor" fix --yes --only rocm-install rocm.lib-not-found -o json=/out/unchanged.json </dev/null \
+  2>"$out/unchanged.err" || rc=$?
+cat "$out/unchanged.err" >&2
+[ "$rc" -eq 4 ] || fail "a loader fix that changed nothing exited $rc, not 4"
+[ "$(json_field "$out/unchanged.json" "[s['outcome'] for s in d['fix_log']['steps'] if s['finding']=='rocm.lib-not-found'][0]")" = unchanged ] ||
+  fail "the loader fix that changed nothing is not 'unchanged'"
+grep -q 'did not change anything' "$out/unchanged.err" || fail "the before/after lines do not say the fix changed nothing"
+echo "a fix that changed nothing: exit 4, outcome unchanged"
