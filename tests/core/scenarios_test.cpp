@@ -126,8 +126,9 @@ bool group_lists(const std::string& group_file, const std::string& group, const 
 
 // Issue 26 on every scenario: `fix` plans one alternative per finding and no step
 // whose result is already true here (a package installed, a user already in the group).
-void expect_fix_plan_does_only_what_helps(const Report& report, const fs::path& folder) {
-  const auto plan = plan_fixes(report, {});
+void expect_plan_does_only_what_helps(const Report& report, const fs::path& folder,
+                                      const std::vector<std::string>& ids) {
+  const auto plan = plan_fixes(report, ids);
   ASSERT_TRUE(plan) << plan.error();
   std::map<const Finding*, int> steps;
   const auto dpkg = machine_file(folder, "/var/lib/dpkg/status");
@@ -155,6 +156,17 @@ void expect_fix_plan_does_only_what_helps(const Report& report, const fs::path& 
       }
     }
   }
+}
+
+// The default plan (root causes, then the other faults and tidying), and the plan of
+// every warning and error named by id (advice included).
+void expect_fix_plan_does_only_what_helps(const Report& report, const fs::path& folder) {
+  expect_plan_does_only_what_helps(report, folder, {});
+  std::vector<std::string> alarms;
+  for (const auto& finding : all_findings(report)) {
+    if (finding.severity >= Severity::warning) alarms.push_back(finding.id);
+  }
+  if (!alarms.empty()) expect_plan_does_only_what_helps(report, folder, alarms);
 }
 
 class Scenario : public ::testing::TestWithParam<std::string> {};
