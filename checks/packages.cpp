@@ -115,7 +115,7 @@ std::vector<SourcedEntry> radeon_entries(const Host& host) {
     for (const auto& entry : entries) {
       if (!entry.enabled) continue;
       for (const auto& uri : entry.uris) {
-        if (const auto repo = parse_radeon_url(uri)) {
+        if (const auto repo = parse_amd_repo_url(uri, repo_hosts())) {
           result.push_back({path, entry, *repo, format != 2});
           break;
         }

@@ -36,6 +36,17 @@ struct RadeonRepo {
   std::string kind;
   std::optional<std::string> release;
 };
+// AMD's repository hosts (checks/data/rocm_packages.json): the legacy repo_hosts
+// (repo.radeon.com) and the Core SDK's core_sdk_channels hosts (stable.repo.amd.com, ...).
+struct RepoHosts {
+  std::vector<std::string> legacy;
+  std::vector<std::string> core_sdk;
+};
+RepoHosts repo_hosts();
+// Any of AMD's repositories: the legacy ones as parse_radeon_url says; a Core SDK channel is kind
+// "core-sdk" ("https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/" -> core-sdk, no release).
+std::optional<RadeonRepo> parse_amd_repo_url(std::string_view url, const RepoHosts& hosts);
+// The legacy repository only (repo.radeon.com and the other repo_hosts).
 std::optional<RadeonRepo> parse_radeon_url(std::string_view url);
 
 // The dkms package version decoder lives with the driver rules.

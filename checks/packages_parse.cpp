@@ -1,8 +1,10 @@
 // `packages`: the pure parsers declared in packages.h (apt one-line and deb822 sources,
 // yum/zypper .repo files, repo.radeon.com URLs), tested with tables.
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "packages.h"
+#include "rocm_doctor/knowledge.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/text_case.h"
 
@@ -119,20 +121,57 @@ std::vector<RepoEntry> parse_repo_ini(std::string_view text) {
   return entries;
 }
 
-std::optional<RadeonRepo> parse_radeon_url(std::string_view url) {
+RepoHosts repo_hosts() {
+  static const RepoHosts hosts = [] {
+    RepoHosts result;
+    const auto json = nlohmann::json::parse(knowledge::table_text("rocm_packages.json"), nullptr, false);
+    if (!json.is_object()) return result;
+    for (const auto& host : json.value("repo_hosts", nlohmann::json::array())) {
+      if (host.is_string()) result.legacy.push_back(lower(host.get<std::string>()));
+    }
+    const auto channels = json.value("core_sdk_channels", nlohmann::json::object());
+    for (const auto& host : channels.value("hosts", nlohmann::json::array())) {
+      if (host.is_string()) result.core_sdk.push_back(lower(host.get<std::string>()));
+    }
+    return result;
+  }();
+  return hosts;
+}
+
+std::optional<RadeonRepo> parse_amd_repo_url(std::string_view url, const RepoHosts& hosts) {
   auto text = trim(url);
   if (const auto scheme = text.find("://"); scheme != std::string_view::npos) text = text.substr(scheme + 3);
   const auto parts = split(text, '/');
-  if (parts.size() < 2 || lower(parts[0]) != "repo.radeon.com") return std::nullopt;
+  if (parts.size() < 2) return std::nullopt;
+  const auto host = lower(parts[0]);
+  const auto listed = [&](const std::vector<std::string>& list) {
+    return std::find(list.begin(), list.end(), host) != list.end();
+  };
   RadeonRepo repo;
-  repo.kind = lower(parts[1]);
-  for (std::size_t i = 2; i < parts.size(); ++i) {
+  std::size_t first = 2;
+  if (listed(hosts.legacy)) {
+    repo.kind = lower(parts[1]);
+  } else if (listed(hosts.core_sdk)) {
+    // The Core SDK's channels (stable.repo.amd.com/rocm/core/packages/ubuntu2404) name no
+    // release; a dotted number further down the path is one.
+    repo.kind = "core-sdk";
+    first = 1;
+  } else {
+    return std::nullopt;
+  }
+  for (std::size_t i = first; i < parts.size(); ++i) {
     if (parts[i] == "latest") break;
     if (is_dotted_number(parts[i]) && parts[i].find('.') != std::string_view::npos) {
       repo.release = std::string(parts[i]);
       break;
     }
   }
+  return repo;
+}
+
+std::optional<RadeonRepo> parse_radeon_url(std::string_view url) {
+  auto repo = parse_amd_repo_url(url, repo_hosts());
+  if (repo && repo->kind == "core-sdk") return std::nullopt;
   return repo;
 }
 

@@ -47,6 +47,7 @@ Finding link_dangling(const RocmInstallation& install) {
 }
 
 Finding not_installed(const CheckContext& ctx) {
+  if (auto advice = bundled_only(ctx)) return std::move(*advice);
   const auto& facts = ctx.fact<SystemFacts>();
   auto finding = make_finding("rocm.not-installed", Severity::error, "No ROCm installation found")
                      .because(

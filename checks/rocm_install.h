@@ -18,5 +18,8 @@ std::string layout_evidence(const RocmInstallation& install, const RocmRelease& 
 std::string preferred_bin_dir(const Host& host, const RocmInstallation& install, const RocmRelease& release);
 // rocm.release-unknown-newer, when the release is newer than every row of rocm_releases.json.
 std::optional<Finding> release_unknown_newer(const RocmRelease& active);
+// rocm.not-installed as advice when no system ROCm is there but something brings a HIP runtime
+// (rocm_doctor/facts/rocm_installs.h); nullopt when nothing does.
+std::optional<Finding> bundled_only(const CheckContext& ctx);
 
 }  // namespace rocm_doctor::rocm_install_check

@@ -1,7 +1,9 @@
 // The `rocm-install` check's words for each ROCm layout (rocm_install.h): how a release is
 // labelled, where its layout was seen, which bin folder to advise, and the release newer than
 // the knowledge base.
+#include "rocm_doctor/facts/rocm_installs.h"
 #include "rocm_doctor/kb.h"
+#include "rocm_doctor/text.h"
 #include "rocm_install.h"
 
 namespace rocm_doctor::rocm_install_check {
@@ -62,6 +64,29 @@ std::optional<Finding> release_unknown_newer(const RocmRelease& active) {
           "rocm-doctor.")
       .with_evidence(active.evidence.empty() ? active.prefix : active.evidence, active.version)
       .with_evidence("knowledge base", "newest release ROCm " + kb.newest_release().release);
+}
+
+// No system ROCm, but something brings a HIP runtime (an application's bundle, a Python
+// environment's packages, a tarball): advice naming it, not an error (issue 27).
+std::optional<Finding> bundled_only(const CheckContext& ctx) {
+  const auto& installs = ctx.fact<RocmInstalls>();
+  std::vector<std::string> parts;
+  for (const auto& install : installs.installs) {
+    if (!install.brings_hip()) continue;
+    const auto name = install.app.empty() ? std::string(to_string(install.kind)) : install.app;
+    auto part = name + " bundles " + (install.version.empty() ? "ROCm" : "ROCm " + install.version) + " in " +
+                install.prefix;
+    if (!install.gfx.empty()) part += " and carries " + join(install.gfx, " ");
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty()) return std::nullopt;
+  return make_finding("rocm.not-installed", Severity::info, "No system ROCm; " + join(parts, "; "))
+      .because(
+          "Programs that bring their own ROCm (applications' bundles, PyTorch wheels, TheRock's pip packages) "
+          "need no system install. The system tools (rocminfo, amd-smi, hipcc) are not there, so building HIP "
+          "code needs a system ROCm; `rocm-installs` judges each runtime for this machine's GPUs.")
+      .with_evidence("/opt/rocm", "not found")
+      .with_evidence("libamdhip64.so*", "not in /usr/lib/x86_64-linux-gnu, /usr/lib64 or /usr/lib");
 }
 
 }  // namespace rocm_doctor::rocm_install_check

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tl/expected.hpp>
@@ -65,8 +66,11 @@ tl::expected<std::vector<OverlayFile>, std::string> read_overlays(const Host& ho
 
 // What `rocm-doctor knowledge` prints: every table with its row count, as-of date and newest
 // release, and what the overlays changed.
-std::string describe(const std::vector<TableOrigin>& origins);
-nlohmann::json describe_json(const std::vector<TableOrigin>& origins);
+// `today` ("2026-12-01", UTC) gives the age of the newest release row; "" leaves it out.
+std::string describe(const std::vector<TableOrigin>& origins, std::string_view today = "");
+nlohmann::json describe_json(const std::vector<TableOrigin>& origins, std::string_view today = "");
+// Whole days from `from` to `to` (both "YYYY-MM-DD"); nullopt when either is not such a date.
+std::optional<long> days_between(std::string_view from, std::string_view to);
 
 }  // namespace knowledge
 }  // namespace rocm_doctor

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "cli/cli.h"
+#include "core/runner.h"
 #include "host/live_host.h"
 #include "host/snapshot_host.h"
 #include "rocm_doctor/knowledge.h"
@@ -38,9 +39,9 @@ int knowledge_command(const RunCommandOptions& options, const std::string& forma
   const auto origins = apply_knowledge(*host, options);
   if (!origins) return usage_error(origins.error());
   if (format == "json") {
-    fmt::print("{}\n", knowledge::describe_json(*origins).dump(2));
+    fmt::print("{}\n", knowledge::describe_json(*origins, utc_timestamp().substr(0, 10)).dump(2));
   } else {
-    fmt::print("{}", knowledge::describe(*origins));
+    fmt::print("{}", knowledge::describe(*origins, utc_timestamp().substr(0, 10)));
   }
   return 0;
 }

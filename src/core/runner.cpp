@@ -11,6 +11,7 @@
 #include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/job_gpus.h"
+#include "rocm_doctor/facts/rocm_installs.h"
 #include "rocm_doctor/policy.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
@@ -174,6 +175,8 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
   if (const auto* job = ctx.computed_fact<JobGpus>(); job && (job->job || job->confined())) {
     report.sections["job"] = job->to_json();
   }
+  // Every ROCm on the machine, when a check looked (issue 27): docs/report-format.md#rocm.
+  if (const auto* installs = ctx.computed_fact<RocmInstalls>()) report.sections["rocm"] = installs->to_json();
   // After the checks and policies: it only reads the facts they computed.
   try {
     report.versions = collect_versions(ctx, checks);

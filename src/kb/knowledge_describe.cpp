@@ -57,6 +57,26 @@ json counts(const json& table) {
   return result;
 }
 
+// Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil).
+long days_from_civil(long year, unsigned month, unsigned day) {
+  year -= month <= 2 ? 1 : 0;
+  const long era = (year >= 0 ? year : year - 399) / 400;
+  const auto year_of_era = static_cast<unsigned>(year - era * 400);
+  const unsigned day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return era * 146097 + static_cast<long>(day_of_era) - 719468;
+}
+
+std::optional<long> day_number(std::string_view date) {
+  const auto parts = split(date, '-');
+  if (parts.size() != 3 || parts[0].size() != 4 || parts[1].size() != 2 || parts[2].size() != 2) return std::nullopt;
+  const auto year = parse_uint(parts[0]);
+  const auto month = parse_uint(parts[1]);
+  const auto day = parse_uint(parts[2]);
+  if (!year || !month || !day || *month < 1 || *month > 12 || *day < 1 || *day > 31) return std::nullopt;
+  return days_from_civil(static_cast<long>(*year), static_cast<unsigned>(*month), static_cast<unsigned>(*day));
+}
+
 // The knowledge base's own "as of": the newest release row, its newest patch release and date.
 json overall() {
   const auto releases = current("rocm_releases.json");
@@ -72,7 +92,14 @@ json overall() {
 
 }  // namespace
 
-json describe_json(const std::vector<TableOrigin>& origins) {
+std::optional<long> days_between(std::string_view from, std::string_view to) {
+  const auto start = day_number(from);
+  const auto end = day_number(to);
+  if (!start || !end) return std::nullopt;
+  return *end - *start;
+}
+
+json describe_json(const std::vector<TableOrigin>& origins, std::string_view today) {
   json tables = json::array();
   for (const auto& origin : origins) {
     const auto table = current(origin.file);
@@ -85,16 +112,26 @@ json describe_json(const std::vector<TableOrigin>& origins) {
                       {"sources", table.value("_sources", json::array()).size()},
                       {"from", from}});
   }
-  return {{"as_of", overall()}, {"tables", tables}};
+  auto head = overall();
+  // How old the newest release row is: past a release cycle or two, newer releases are likely missing.
+  if (const auto age = days_between(head.value("released", std::string()), today)) head["newest_release_age_days"] = *age;
+  return {{"as_of", head}, {"tables", tables}};
 }
 
-std::string describe(const std::vector<TableOrigin>& origins) {
-  const auto data = describe_json(origins);
+std::string describe(const std::vector<TableOrigin>& origins, std::string_view today) {
+  const auto data = describe_json(origins, today);
   const auto& head = data["as_of"];
-  std::string out = fmt::format(
-      "rocm-doctor knowledge as of {}: newest release ROCm {}{}\n\n", head.value("date", std::string("(no date)")),
-      head.value("newest_release", std::string("?")),
-      head.value("released", std::string()).empty() ? "" : " (released " + head.value("released", std::string()) + ")");
+  const auto released = head.value("released", std::string());
+  std::string when = released.empty() ? "" : " (released " + released;
+  if (head.contains("newest_release_age_days")) {
+    const auto days = head["newest_release_age_days"].get<long>();
+    when += days < 0 ? ", in the future" : fmt::format(", {} day{} ago", days, days == 1 ? "" : "s");
+  }
+  if (!when.empty()) when += ")";
+  std::string out = fmt::format("rocm-doctor knowledge as of {}: newest release ROCm {}{}\n",
+                                head.value("date", std::string("(no date)")),
+                                head.value("newest_release", std::string("?")), when);
+  out += "\n";
   out += fmt::format("{:<22} {:<10} {:<14} {:>7}  {}\n", "table", "as of", "newest release", "sources", "rows");
   for (const auto& table : data["tables"]) {
     std::vector<std::string> parts;

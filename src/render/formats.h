@@ -94,6 +94,9 @@ bool any_partitioned(const std::vector<PhysicalGpuRow>& rows);
 // The text report's GPU table: one line per GPU, a partitioned GPU on one line with its mode and
 // partitions (each partition on a line of its own when verbose). text_report_gpus.cpp.
 std::string text_gpu_table(const Report& report, Verbosity verbosity);
+// The ROCm installs block after the GPU table (report.rocm.installs, issue 27): one line per install;
+// "" when the report has none.
+std::string text_installs_block(const Report& report, Verbosity verbosity);
 // The HTML report's topology picture as inline SVG; partitions grouped under their GPU (html_topology.cpp).
 std::string topology_svg(const std::vector<GpuRow>& rows, const std::vector<PhysicalGpuRow>& physical);
 

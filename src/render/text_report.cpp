@@ -256,6 +256,7 @@ std::string render_text(const Report& report, Color color, Verbosity verbosity) 
   const Palette palette{color};
   std::string out = header(report);
   out += render_support::text_gpu_table(report, verbosity);
+  out += render_support::text_installs_block(report, verbosity);
   out += policy_line(report);
   out += symptom_block(report);
   out += root_cause_section(report, palette, verbosity);
