@@ -255,8 +255,10 @@ std::optional<Finding> family_finding(const CheckContext& ctx, const TheRockFami
   const bool certain = wrong.size() == pick.candidates.size();
   const auto right = family_for(sdk, gpu.runs_as);
   const bool right_installed = std::find(sdk.installed.begin(), sdk.installed.end(), right) != sdk.installed.end();
+  // Either way broken: the pick is wrong for sure, or the right family's libraries are not there.
+  const bool broken = certain || (!right_installed && !sdk.installed.empty());
   auto finding =
-      make_finding("rocm.therock-family-mismatch", certain ? Severity::error : Severity::warning,
+      make_finding("rocm.therock-family-mismatch", broken ? Severity::error : Severity::warning,
                    fmt::format("TheRock's packages in {} {} family {}, which has no code for {}", sdk.site,
                                certain ? "pick" : "may pick", join(wrong, " / "), gpu.label))
           .because(fmt::format(

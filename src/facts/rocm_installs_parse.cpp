@@ -192,8 +192,9 @@ std::string version_of_bundle_folder(std::string_view name) {
     return join(parts, ".");
   }
   // lemonade: <family or gfx>-<version> ("gfx1151-7.13.0").
+  // (An application's own version after a dash, as in LM Studio's backend folders, is not ROCm's.)
   const auto dash = name.rfind('-');
-  if (dash == std::string_view::npos) return "";
+  if (dash == std::string_view::npos || family_targets(name.substr(0, dash)).empty()) return "";
   const auto version = name.substr(dash + 1);
   const auto parts = split(version, '.');
   if (parts.size() < 2 || !std::all_of(parts.begin(), parts.end(), all_digits)) return "";
