@@ -128,6 +128,11 @@ void add_bundles(const CheckContext& ctx, std::vector<RocmInstall>& out) {
           out.push_back(std::move(*install));
         continue;
       }
+      // Older layouts put the runtime in the folder itself (/usr/lib/ollama/libamdhip64.so.6).
+      if (!known(out, folder) && !hip_library_in(host, folder).empty()) {
+        if (auto install = bundle_at(host, place, folder, folder.substr(folder.rfind('/') + 1)))
+          out.push_back(std::move(*install));
+      }
       std::size_t seen = 0;
       for (const auto& entry : host.list_dir(folder).value_or(std::vector<DirEntry>{})) {
         if (++seen > kMaxEntries) break;

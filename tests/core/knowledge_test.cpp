@@ -128,12 +128,12 @@ TEST_F(KnowledgeCli, PrintsWhatIsKnownAndAsOfWhen) {
   const auto result = run_doctor({"knowledge"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("as of 2026-12-01"), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("newest release ROCm 10.1.0 (released 2026-10-05)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("newest release ROCm 10.2.0 (released 2026-11-23, "), std::string::npos) << result.out;
   for (const char* table : {"rocm_releases.json", "gfx_targets.json", "pci_ids.json", "amdgpu_driver.json",
                             "torch_wheels.json", "platform.json", "env_variables.json"}) {
     EXPECT_NE(result.out.find(table), std::string::npos) << table;
   }
-  EXPECT_NE(result.out.find("releases 13"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("releases 14"), std::string::npos) << result.out;
 }
 
 TEST_F(KnowledgeCli, AnOverlayAddsANewerReleaseAndIsNamed) {
@@ -147,7 +147,7 @@ TEST_F(KnowledgeCli, AnOverlayAddsANewerReleaseAndIsNamed) {
   bool named = false;
   for (const auto& table : report["tables"]) {
     if (table["file"] == "rocm_releases.json") {
-      EXPECT_EQ(table["counts"]["releases"], 14);
+      EXPECT_EQ(table["counts"]["releases"], 15);
       named = table["from"].size() == 2 && table["from"][1].get<std::string>().ends_with("/rocm_releases.json");
     }
   }
