@@ -11,6 +11,7 @@
 
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
+#include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
@@ -96,8 +97,6 @@ std::string evidence_line(const RocmInstall& install) {
 }
 
 Finding inventory(const RocmInstalls& installs) {
-  std::vector<std::string> labels;
-  for (const auto& install : installs.installs) labels.push_back(install.label());
   auto finding = make_finding("rocm.installs", Severity::info,
                               fmt::format("{} ROCm install{} on this machine", installs.installs.size(),
                                           installs.installs.size() == 1 ? "" : "s"))
@@ -139,10 +138,9 @@ std::vector<Fix> bundle_fixes(const RocmInstall& install, const SeenGpu& gpu, co
            "sudo systemctl daemon-reload", "sudo systemctl restart " + install.service},
           {.root = true}));
     } else if (container) {
-      fixes.push_back(make_fix(kCheckId,
-                               why + " Pass it to the container (docker run -e / podman run -e, or the compose "
-                                     "file's environment:).",
-                               {"docker run -e " + variable + "=" + value + " ..."}));
+      // No command: the container is started elsewhere (docker run -e, a compose file, a pod spec).
+      fixes.push_back(make_fix(kCheckId, why + " Start the container with " + variable + "=" + value +
+                                             " (docker run -e / podman run -e, or the compose file's environment:)."));
     } else {
       fixes.push_back(make_fix(kCheckId, why + " Set it where " + name + " is started.",
                                {"export " + variable + "=" + value}));
@@ -165,10 +163,14 @@ std::vector<Fix> bundle_fixes(const RocmInstall& install, const SeenGpu& gpu, co
     // TheRock publishes one tarball per family: repo.amd.com/rocm/tarball/therock-dist-linux-<family>-<version>.tar.gz.
     const auto family = family_of_gfx(gpu.gfx);
     const auto tarball = "therock-dist-linux-" + family + "-" + install.version + ".tar.gz";
+    const auto folder = install.prefix + "-" + family;
     fixes.push_back(make_fix(kCheckId,
-                             fmt::format("Unpack TheRock's {} tarball (it carries {}) into {} in place of this one.",
-                                         family, gpu.gfx, install.prefix),
-                             {"tar -xzf " + shell_quote(tarball) + " -C " + shell_quote(install.prefix)}));
+                             fmt::format("Unpack TheRock's {} tarball (https://repo.amd.com/rocm/tarball/{}, it "
+                                         "carries {}) into a folder of its own and use that one instead of {}.",
+                                         family, tarball, gpu.gfx, install.prefix),
+                             {"mkdir -p " + shell_quote(folder), "tar -xzf " + shell_quote(tarball) + " -C " +
+                                                                     shell_quote(folder),
+                              "export ROCM_PATH=" + shell_quote(folder)}));
     return fixes;
   }
   fixes.push_back(make_fix(kCheckId,
@@ -176,6 +178,21 @@ std::vector<Fix> bundle_fixes(const RocmInstall& install, const SeenGpu& gpu, co
                                        "built for that GPU family).",
                                        name, gpu.gfx)));
   return fixes;
+}
+
+// Whether something will load this runtime: an application's bundle always; a tarball or conda
+// environment when the root variables, PATH, LD_LIBRARY_PATH or CONDA_PREFIX name it.
+// (LM Studio's backends are offered per GPU, so one of them lacking a GPU is a warning at most.)
+bool in_use(const Host& host, const RocmInstall& install) {
+  if (install.kind != InstallKind::standalone && install.kind != InstallKind::conda) return true;
+  if (!install.selected_by.empty()) return true;
+  if (const auto conda = host.env("CONDA_PREFIX"); conda && normalize_path(*conda) == install.prefix) return true;
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH"}) {
+    for (const auto& dir : split_search_path(host.env(name).value_or(""), true)) {
+      if (path_is_under(normalize_path(dir), install.prefix)) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<Finding> bundle_findings(const CheckContext& ctx, const RocmInstalls& installs) {
@@ -193,6 +210,7 @@ std::vector<Finding> bundle_findings(const CheckContext& ctx, const RocmInstalls
       default: break;
     }
     if (install.gfx.empty()) continue;  // nothing says what it carries: no verdict
+    if (!in_use(host, install)) continue;  // a tree lying unused in a home breaks nothing
     const auto unit = service_unit(host, install.service);
     const auto env = unit ? unit->env : shell_environment(host);
     const auto gpus = visible(seen_gpus(ctx, env), env, true);
@@ -206,7 +224,8 @@ std::vector<Finding> bundle_findings(const CheckContext& ctx, const RocmInstalls
     for (const auto& gpu : lacking) names.push_back(gpu.label);
     const auto name = install.app.empty() ? std::string(to_string(install.kind)) : install.app;
     auto finding =
-        make_finding("rocm.bundle-lacks-gfx", carried.empty() ? Severity::error : Severity::warning,
+        make_finding("rocm.bundle-lacks-gfx",
+                     carried.empty() && install.kind != InstallKind::lm_studio ? Severity::error : Severity::warning,
                      fmt::format("{}'s ROCm {}in {} has no code for {}", name,
                                  install.version.empty() ? "" : install.version + " ", install.prefix,
                                  join(names, ", ")))
