@@ -74,8 +74,8 @@ std::optional<Finding> bundled_only(const CheckContext& ctx) {
   for (const auto& install : installs.installs) {
     if (!install.brings_hip()) continue;
     const auto name = install.app.empty() ? std::string(to_string(install.kind)) : install.app;
-    auto part = name + " bundles " + (install.version.empty() ? "ROCm" : "ROCm " + install.version) + " in " +
-                install.prefix;
+    auto part =
+        name + " bundles " + (install.version.empty() ? "ROCm" : "ROCm " + install.version) + " in " + install.prefix;
     if (!install.gfx.empty()) part += " and carries " + join(install.gfx, " ");
     parts.push_back(std::move(part));
   }

@@ -4,6 +4,8 @@
 // a family that does not carry the GPU that runs (lemonade-sdk/lemonade#2705). Fixes are given
 // in the install's own terms: the application's systemd drop-in, pip in that environment,
 // ROCM_SDK_TARGET_FAMILY, the right tarball.
+#include "rocm_installs.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
-#include "rocm_installs.h"
 
 namespace rocm_doctor {
 namespace {
@@ -56,8 +57,8 @@ Environment shell_environment(const Host& host) {
 
 // The unit an application runs as, with its drop-ins; nullopt when it has none here.
 struct Unit {
-  std::string path;      // the unit file read first
-  std::string drop_in;   // where a drop-in of ours would go
+  std::string path;     // the unit file read first
+  std::string drop_in;  // where a drop-in of ours would go
   Environment env;
 };
 
@@ -131,8 +132,7 @@ std::vector<Fix> bundle_fixes(const RocmInstall& install, const SeenGpu& gpu, co
     if (unit) {
       const auto file = unit->drop_in + "/rocm-doctor.conf";
       fixes.push_back(make_fix(
-          kCheckId,
-          why + " Set it in " + name + "'s systemd drop-in (the service never reads your shell's variables).",
+          kCheckId, why + " Set it in " + name + "'s systemd drop-in (the service never reads your shell's variables).",
           {"sudo mkdir -p " + shell_quote(unit->drop_in),
            "printf '[Service]\\nEnvironment=\"" + variable + "=" + value + "\"\\n' | sudo tee " + shell_quote(file),
            "sudo systemctl daemon-reload", "sudo systemctl restart " + install.service},
@@ -142,8 +142,8 @@ std::vector<Fix> bundle_fixes(const RocmInstall& install, const SeenGpu& gpu, co
       fixes.push_back(make_fix(kCheckId, why + " Start the container with " + variable + "=" + value +
                                              " (docker run -e / podman run -e, or the compose file's environment:)."));
     } else {
-      fixes.push_back(make_fix(kCheckId, why + " Set it where " + name + " is started.",
-                               {"export " + variable + "=" + value}));
+      fixes.push_back(
+          make_fix(kCheckId, why + " Set it where " + name + " is started.", {"export " + variable + "=" + value}));
     }
   };
   if (target && target->workaround && !target->workaround->known_unreliable() &&
@@ -164,19 +164,19 @@ std::vector<Fix> bundle_fixes(const RocmInstall& install, const SeenGpu& gpu, co
     const auto family = family_of_gfx(gpu.gfx);
     const auto tarball = "therock-dist-linux-" + family + "-" + install.version + ".tar.gz";
     const auto folder = install.prefix + "-" + family;
-    fixes.push_back(make_fix(kCheckId,
-                             fmt::format("Unpack TheRock's {} tarball (https://repo.amd.com/rocm/tarball/{}, it "
-                                         "carries {}) into a folder of its own and use that one instead of {}.",
-                                         family, tarball, gpu.gfx, install.prefix),
-                             {"mkdir -p " + shell_quote(folder), "tar -xzf " + shell_quote(tarball) + " -C " +
-                                                                     shell_quote(folder),
-                              "export ROCM_PATH=" + shell_quote(folder)}));
+    fixes.push_back(
+        make_fix(kCheckId,
+                 fmt::format("Unpack TheRock's {} tarball (https://repo.amd.com/rocm/tarball/{}, it "
+                             "carries {}) into a folder of its own and use that one instead of {}.",
+                             family, tarball, gpu.gfx, install.prefix),
+                 {"mkdir -p " + shell_quote(folder), "tar -xzf " + shell_quote(tarball) + " -C " + shell_quote(folder),
+                  "export ROCM_PATH=" + shell_quote(folder)}));
     return fixes;
   }
-  fixes.push_back(make_fix(kCheckId,
-                           fmt::format("Or use a {} build whose ROCm carries {} (a newer release, or the bundle "
-                                       "built for that GPU family).",
-                                       name, gpu.gfx)));
+  fixes.push_back(
+      make_fix(kCheckId, fmt::format("Or use a {} build whose ROCm carries {} (a newer release, or the bundle "
+                                     "built for that GPU family).",
+                                     name, gpu.gfx)));
   return fixes;
 }
 
@@ -209,7 +209,7 @@ std::vector<Finding> bundle_findings(const CheckContext& ctx, const RocmInstalls
         continue;
       default: break;
     }
-    if (install.gfx.empty()) continue;  // nothing says what it carries: no verdict
+    if (install.gfx.empty()) continue;     // nothing says what it carries: no verdict
     if (!in_use(host, install)) continue;  // a tree lying unused in a home breaks nothing
     const auto unit = service_unit(host, install.service);
     const auto env = unit ? unit->env : shell_environment(host);
@@ -224,11 +224,11 @@ std::vector<Finding> bundle_findings(const CheckContext& ctx, const RocmInstalls
     for (const auto& gpu : lacking) names.push_back(gpu.label);
     const auto name = install.app.empty() ? std::string(to_string(install.kind)) : install.app;
     auto finding =
-        make_finding("rocm.bundle-lacks-gfx",
-                     carried.empty() && install.kind != InstallKind::lm_studio ? Severity::error : Severity::warning,
-                     fmt::format("{}'s ROCm {}in {} has no code for {}", name,
-                                 install.version.empty() ? "" : install.version + " ", install.prefix,
-                                 join(names, ", ")))
+        make_finding(
+            "rocm.bundle-lacks-gfx",
+            carried.empty() && install.kind != InstallKind::lm_studio ? Severity::error : Severity::warning,
+            fmt::format("{}'s ROCm {}in {} has no code for {}", name,
+                        install.version.empty() ? "" : install.version + " ", install.prefix, join(names, ", ")))
             .because(fmt::format(
                 "{} loads its own ROCm, not the system's, and runs only on GPUs that ROCm carries code for "
                 "({}). {}",

@@ -42,9 +42,6 @@ struct RunOptions {
   // Binaries and libraries whose GPU code objects to judge (`rocm-doctor targets FILE...`,
   // the code-objects check; absolute paths). Empty: that check is skipped.
   std::vector<std::string> binaries;
-  // The ROCm root the user names (--rocm-root DIR, absolute): taken as it is, before
-  // ROCM_PATH / ROCM_HOME / ROCM_DIR / HIP_PATH (rocm_doctor/facts/rocm_installs.h). "" = none.
-  std::string rocm_root;
 };
 
 // Facts several checks need (the GPU inventory, the installed ROCm release)

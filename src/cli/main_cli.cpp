@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "probe/probe_runner.h"
 #include "render/formats.h"
+#include "rocm_doctor/facts/rocm_installs.h"
 #include "rocm_doctor/text.h"
 #include "version.h"
 
@@ -82,9 +83,14 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
   app.add_option("--python", options.python,
                  "Python interpreter whose PyTorch to check (default: python3 on PATH, so an active venv or "
                  "conda environment)");
-  app.add_option("--rocm-root", options.run.rocm_root,
-                 "The ROCm root to judge first (a release prefix, a TheRock tarball folder or a pip package's "
-                 "_rocm_sdk_core), before ROCM_PATH, ROCM_HOME, ROCM_DIR and HIP_PATH");
+  // Straight into the inventory's option (rocm_doctor/facts/rocm_installs.h), made absolute.
+  app.add_option_function<std::string>(
+      "--rocm-root",
+      [](const std::string& dir) {
+        set_rocm_root_option(dir.starts_with('/') ? dir : std::filesystem::absolute(dir).lexically_normal().string());
+      },
+      "The ROCm root to judge first (a release prefix, a TheRock tarball folder or a pip package's "
+      "_rocm_sdk_core), before ROCM_PATH, ROCM_HOME, ROCM_DIR and HIP_PATH");
 }
 
 }  // namespace
@@ -163,9 +169,6 @@ int cli_main(int argc, char** argv) {
   options.run.python = options.python;
   if (options.python.find('/') != std::string::npos && options.python.front() != '/') {
     options.run.python = std::filesystem::absolute(options.python).lexically_normal().string();
-  }
-  if (!options.run.rocm_root.empty() && options.run.rocm_root.front() != '/') {
-    options.run.rocm_root = std::filesystem::absolute(options.run.rocm_root).lexically_normal().string();
   }
   if (options.replay.empty() && options.level == "standard") {
     options.run.python_import = RunOptions::PythonImport::when_undecided;

@@ -61,13 +61,28 @@ nlohmann::ordered_json RocmInstall::to_json() const {
           {"selected_by", or_null(selected_by)}};
 }
 
+namespace {
+std::string& rocm_root_storage() {
+  static std::string root;
+  return root;
+}
+}  // namespace
+
+void set_rocm_root_option(std::string dir) {
+  rocm_root_storage() = std::move(dir);
+}
+
+const std::string& rocm_root_option() {
+  return rocm_root_storage();
+}
+
 bool RocmInstalls::any_hip_runtime() const {
   return std::any_of(installs.begin(), installs.end(), [](const auto& install) { return install.brings_hip(); });
 }
 
 const RocmInstall* RocmInstalls::find(std::string_view prefix) const {
-  const auto it = std::find_if(installs.begin(), installs.end(),
-                               [&](const auto& install) { return install.prefix == prefix; });
+  const auto it =
+      std::find_if(installs.begin(), installs.end(), [&](const auto& install) { return install.prefix == prefix; });
   return it == installs.end() ? nullptr : &*it;
 }
 
@@ -185,8 +200,8 @@ namespace {
 // ROCM_HOME, ROCM_DIR; HIP_PATH last (legacy HIP and TheRock's Windows setup name the root with it).
 void resolve_root(const CheckContext& ctx, RocmInstalls& result) {
   const auto& host = ctx.host();
-  if (!ctx.options().rocm_root.empty()) {
-    result.root = normalize_path(ctx.options().rocm_root);
+  if (!rocm_root_option().empty()) {
+    result.root = normalize_path(rocm_root_option());
     result.root_source = "--rocm-root";
   } else {
     for (const char* name : {"ROCM_PATH", "ROCM_HOME", "ROCM_DIR", "HIP_PATH"}) {

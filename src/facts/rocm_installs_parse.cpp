@@ -143,8 +143,8 @@ std::string family_of_package(std::string_view package, std::string_view stem) {
   const auto consider = [&](const std::string& family) {
     auto underscored = lower(family);
     std::replace(underscored.begin(), underscored.end(), '-', '_');
-    const bool starts = rest.starts_with(underscored) &&
-                        (rest.size() == underscored.size() || rest[underscored.size()] == '_');
+    const bool starts =
+        rest.starts_with(underscored) && (rest.size() == underscored.size() || rest[underscored.size()] == '_');
     if (starts && family.size() > best.size()) best = family;
   };
   for (const auto& [family, targets] : installs_detail::install_data().families) {

@@ -44,7 +44,8 @@ std::vector<Site> python_sites(const CheckContext& ctx) {
   const auto& active = ctx.fact<PythonEnvironment>();
   if (!active.prefix.empty()) add_prefix(host, active.prefix, sites);
   for (const char* variable : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
-    if (const auto value = host.env(variable); value && value->starts_with('/')) add_prefix(host, normalize_path(*value), sites);
+    if (const auto value = host.env(variable); value && value->starts_with('/'))
+      add_prefix(host, normalize_path(*value), sites);
   }
   for (const auto& home : user_homes(host)) {
     add_prefix(host, home + "/.local", sites);

@@ -114,7 +114,8 @@ json describe_json(const std::vector<TableOrigin>& origins, std::string_view tod
   }
   auto head = overall();
   // How old the newest release row is: past a release cycle or two, newer releases are likely missing.
-  if (const auto age = days_between(head.value("released", std::string()), today)) head["newest_release_age_days"] = *age;
+  if (const auto age = days_between(head.value("released", std::string()), today))
+    head["newest_release_age_days"] = *age;
   return {{"as_of", head}, {"tables", tables}};
 }
 
@@ -128,9 +129,9 @@ std::string describe(const std::vector<TableOrigin>& origins, std::string_view t
     when += days < 0 ? ", in the future" : fmt::format(", {} day{} ago", days, days == 1 ? "" : "s");
   }
   if (!when.empty()) when += ")";
-  std::string out = fmt::format("rocm-doctor knowledge as of {}: newest release ROCm {}{}\n",
-                                head.value("date", std::string("(no date)")),
-                                head.value("newest_release", std::string("?")), when);
+  std::string out =
+      fmt::format("rocm-doctor knowledge as of {}: newest release ROCm {}{}\n",
+                  head.value("date", std::string("(no date)")), head.value("newest_release", std::string("?")), when);
   out += "\n";
   out += fmt::format("{:<22} {:<10} {:<14} {:>7}  {}\n", "table", "as of", "newest release", "sources", "rows");
   for (const auto& table : data["tables"]) {

@@ -1,10 +1,11 @@
 // The ROCm inventory's parsers (rocm_doctor/facts/rocm_installs.h), the rocm-installs check's
 // judgements (GPU visibility, rocm_sdk's family pick, systemd Environment= lines), the Core SDK
 // repository hosts, and the knowledge base's age; tables of real file contents and edge cases.
+#include "../../checks/rocm_installs.h"
+
 #include <gtest/gtest.h>
 
 #include "../../checks/packages.h"
-#include "../../checks/rocm_installs.h"
 #include "rocm_doctor/facts/rocm_installs.h"
 #include "rocm_doctor/knowledge.h"
 
@@ -35,7 +36,8 @@ TEST(RocmInstallsParse, SdkDistInfoAsTheTemplateWritesIt) {
   EXPECT_EQ(info.available, (Strings{"gfx103X-all", "gfx120X-all", "gfx1151"}));
   // The bootstrapping template before the build fills it in.
   const auto bare = parse_sdk_dist_info(
-      "__version__ = \"DEFAULT\"\nDEFAULT_TARGET_FAMILY: str = \"DEFAULT\"\nAVAILABLE_TARGET_FAMILIES: list[str] = []\n");
+      "__version__ = \"DEFAULT\"\nDEFAULT_TARGET_FAMILY: str = \"DEFAULT\"\nAVAILABLE_TARGET_FAMILIES: list[str] = "
+      "[]\n");
   EXPECT_TRUE(bare.available.empty());
   EXPECT_EQ(bare.default_family, "DEFAULT");
   EXPECT_TRUE(parse_sdk_dist_info("AVAILABLE_TARGET_FAMILIES = [\"unterminated\n").available.empty());
@@ -119,9 +121,9 @@ TEST(RocmInstallsJudge, VisibilityComposesRocrThenHip) {
   EXPECT_EQ(indices(rocm_installs_check::visible(all, {{"HIP_VISIBLE_DEVICES", "1"}}, false)), (Strings{"0", "1"}));
   EXPECT_EQ(indices(rocm_installs_check::visible(all, {{"ROCR_VISIBLE_DEVICES", "1"}}, false)), (Strings{"1"}));
   // HIP numbers within what ROCR left: ROCR=1 then HIP=0 is the machine's GPU 1.
-  EXPECT_EQ(indices(rocm_installs_check::visible(all, {{"ROCR_VISIBLE_DEVICES", "1"}, {"HIP_VISIBLE_DEVICES", "0"}},
-                                                 true)),
-            (Strings{"1"}));
+  EXPECT_EQ(
+      indices(rocm_installs_check::visible(all, {{"ROCR_VISIBLE_DEVICES", "1"}, {"HIP_VISIBLE_DEVICES", "0"}}, true)),
+      (Strings{"1"}));
   EXPECT_EQ(indices(rocm_installs_check::visible(all, {{"CUDA_VISIBLE_DEVICES", "1"}}, true)), (Strings{"1"}));
   EXPECT_TRUE(rocm_installs_check::visible(all, {{"HIP_VISIBLE_DEVICES", "-1"}}, true).empty());
   EXPECT_TRUE(rocm_installs_check::visible(all, {{"HIP_VISIBLE_DEVICES", "5"}}, true).empty());

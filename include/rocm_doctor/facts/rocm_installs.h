@@ -34,20 +34,20 @@ std::string_view to_string(InstallKind kind);
 
 struct RocmInstall {
   InstallKind kind = InstallKind::system_package;
-  std::string prefix;                // the tree: "/opt/rocm-6.2.4", ".../site-packages/_rocm_sdk_core"
-  std::string lib_dir;               // where its libamdhip64 is (or would be)
-  std::string version;               // "7.2.1", "" when its files do not say
-  std::string version_source;        // the file or name that said it
-  std::string hip_library;           // the libamdhip64.so* file it carries; "" when it brings no HIP runtime
-  std::vector<std::string> gfx;      // gfx targets it carries code for, sorted ("gfx1151", "gfx90a")
-  std::string gfx_source;            // what said so (a scanned library, dist_info.json, rocBLAS's files)
-  std::vector<std::string> families; // TheRock families present (pip libraries/device packages, lemonade)
-  std::vector<std::string> used_by;  // "ollama (/usr/bin/ollama)", "python3 of /home/alice/venv"
-  std::string python;                // the interpreter of its Python environment (pip, torch, conda)
-  std::string site;                  // its site-packages (pip, torch)
-  std::string app;                   // the application that bundles it ("ollama"), "" for ROCm itself
-  std::string service;               // the systemd unit of that application ("ollama"), "" when none
-  std::string selected_by;           // "--rocm-root", "ROCM_PATH", ... when it is the root those name
+  std::string prefix;                 // the tree: "/opt/rocm-6.2.4", ".../site-packages/_rocm_sdk_core"
+  std::string lib_dir;                // where its libamdhip64 is (or would be)
+  std::string version;                // "7.2.1", "" when its files do not say
+  std::string version_source;         // the file or name that said it
+  std::string hip_library;            // the libamdhip64.so* file it carries; "" when it brings no HIP runtime
+  std::vector<std::string> gfx;       // gfx targets it carries code for, sorted ("gfx1151", "gfx90a")
+  std::string gfx_source;             // what said so (a scanned library, dist_info.json, rocBLAS's files)
+  std::vector<std::string> families;  // TheRock families present (pip libraries/device packages, lemonade)
+  std::vector<std::string> used_by;   // "ollama (/usr/bin/ollama)", "python3 of /home/alice/venv"
+  std::string python;                 // the interpreter of its Python environment (pip, torch, conda)
+  std::string site;                   // its site-packages (pip, torch)
+  std::string app;                    // the application that bundles it ("ollama"), "" for ROCm itself
+  std::string service;                // the systemd unit of that application ("ollama"), "" when none
+  std::string selected_by;            // "--rocm-root", "ROCM_PATH", ... when it is the root those name
 
   [[nodiscard]] bool brings_hip() const { return !hip_library.empty(); }
   [[nodiscard]] bool carries(std::string_view gfx_target) const;
@@ -58,21 +58,21 @@ struct RocmInstall {
 
 // TheRock's pip packages of one Python environment and the family rocm_sdk picks there.
 struct TheRockFamilies {
-  std::string site;                       // site-packages
-  std::string python;                     // its interpreter
-  std::string version;                    // rocm-sdk-core's version
-  std::vector<std::string> installed;     // families with a rocm-sdk-libraries-*/device-* package
-  std::vector<std::string> available;     // rocm_sdk/_dist_info.py AVAILABLE_TARGET_FAMILIES (else installed)
-  std::string default_family;             // DEFAULT_TARGET_FAMILY, "" when unknown
-  std::string dist_info;                  // the _dist_info.py read, "" when none
+  std::string site;                    // site-packages
+  std::string python;                  // its interpreter
+  std::string version;                 // rocm-sdk-core's version
+  std::vector<std::string> installed;  // families with a rocm-sdk-libraries-*/device-* package
+  std::vector<std::string> available;  // rocm_sdk/_dist_info.py AVAILABLE_TARGET_FAMILIES (else installed)
+  std::string default_family;          // DEFAULT_TARGET_FAMILY, "" when unknown
+  std::string dist_info;               // the _dist_info.py read, "" when none
 };
 
 struct RocmInstalls {
-  std::vector<RocmInstall> installs;  // system ones first, then Python environments, then bundles
+  std::vector<RocmInstall> installs;     // system ones first, then Python environments, then bundles
   std::vector<TheRockFamilies> therock;  // per Python environment with rocm-sdk-core
-  std::string root;         // the ROCm root the user names (--rocm-root, ROCM_PATH, ...), "" when none
-  std::string root_source;  // "--rocm-root", "ROCM_PATH", "ROCM_HOME", "ROCM_DIR", "HIP_PATH"
-  bool root_missing = false;  // that root holds no ROCm tree
+  std::string root;                      // the ROCm root the user names (--rocm-root, ROCM_PATH, ...), "" when none
+  std::string root_source;               // "--rocm-root", "ROCM_PATH", "ROCM_HOME", "ROCM_DIR", "HIP_PATH"
+  bool root_missing = false;             // that root holds no ROCm tree
 
   [[nodiscard]] bool any_hip_runtime() const;
   [[nodiscard]] const RocmInstall* find(std::string_view prefix) const;
@@ -80,6 +80,11 @@ struct RocmInstalls {
 
   static RocmInstalls collect(const CheckContext& ctx);
 };
+
+// --rocm-root DIR (made absolute), taken as it is, before ROCM_PATH / ROCM_HOME / ROCM_DIR /
+// HIP_PATH. Set once by the command line before the run; "" (the default) = none.
+void set_rocm_root_option(std::string dir);
+[[nodiscard]] const std::string& rocm_root_option();
 
 // ---- pure parsers and knowledge (tested with tables) ----
 
