@@ -8,6 +8,7 @@
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/facts/rocm_installs.h"
 #include "rocm_doctor/shell.h"
 
 namespace rocm_doctor {
@@ -93,8 +94,11 @@ Finding not_found_finding(const CheckContext& ctx, const std::vector<std::string
   const auto* release = install.active && !install.active->hip_soname.empty() ? &*install.active
                         : holder != install.releases.end()                    ? &*holder
                                                                               : nullptr;
+  // No system ROCm at all, but an application's bundle, a wheel or a tarball brings its own runtime
+  // (rocm-installs): the system loader not finding one is expected (issue 27).
+  const bool bundled_only = install.releases.empty() && ctx.fact<RocmInstalls>().any_hip_runtime();
   auto finding =
-      make_finding("hip.not-found", only_python ? Severity::info : Severity::error,
+      make_finding("hip.not-found", only_python || bundled_only ? Severity::info : Severity::error,
                    release ? "The HIP runtime is installed in " + release->lib_dir + " but the loader does not find it"
                            : "The HIP runtime (libamdhip64.so) cannot be found")
           .because(release ? "Every HIP application (PyTorch, llama.cpp, ...) loads libamdhip64 through the dynamic "
@@ -105,6 +109,10 @@ Finding not_found_finding(const CheckContext& ctx, const std::vector<std::string
                            : "Every HIP application (PyTorch, llama.cpp, ...) loads libamdhip64 through the dynamic "
                              "loader; neither the loader's path nor the ROCm folders have it.")
           .with_evidence("dlopen", fmt::format("tried {}", fmt::join(tried, ", ")));
+  if (bundled_only) {
+    finding.with_evidence("rocm-installs",
+                          "programs that bring their own ROCm load it themselves and are not affected");
+  }
   if (release) {
     finding.with_evidence(release->lib_dir, release->hip_soname);
     auto advice = loader_advice(install, *release);
