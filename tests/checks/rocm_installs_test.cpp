@@ -8,6 +8,7 @@
 #include "../../checks/packages.h"
 #include "rocm_doctor/facts/rocm_installs.h"
 #include "rocm_doctor/knowledge.h"
+#include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
 namespace {
@@ -165,6 +166,96 @@ TEST(RocmInstallsJudge, SystemdEnvironmentLines) {
   EXPECT_EQ(env.at("unterminated"), "1");
   EXPECT_FALSE(env.contains("COMMENTED"));
   EXPECT_TRUE(rocm_installs_check::parse_unit_environment("").empty());
+}
+
+const RocmInstall* install_at(const RocmInstalls& installs, std::string_view prefix) {
+  return installs.find(prefix);
+}
+
+TEST(RocmInstallsCollect, EveryPlaceFromItsOwnFiles) {
+  testing::SnapshotBuilder machine;
+  machine.env("HOME", "/home/alice")
+      .env("ROCM_PATH", "/home/alice/rocm/7.13.0")
+      // ollama's payload: the version in the folder's name, rocBLAS's targets by file name.
+      .file("/usr/lib/ollama/rocm_v7_2/libamdhip64.so.7", "")
+      .file("/usr/lib/ollama/rocm_v7_2/rocblas/library/TensileLibrary_lazy_gfx1151.dat", "")
+      .file("/usr/lib/ollama/rocm_v7_2/rocblas/library/TensileLibrary_lazy_gfx1100.dat", "")
+      .file("/usr/bin/ollama", "")
+      // An older bundle without its version in the name: rocBLAS's soname says 6.2.4.
+      .file("/usr/local/lib/ollama/rocm/libamdhip64.so.6", "")
+      .file("/usr/local/lib/ollama/rocm/librocblas.so.4.2.60204", "")
+      // A TheRock tarball named by ROCM_PATH.
+      .file("/home/alice/rocm/7.13.0/.info/version", "7.13.0\n")
+      .file("/home/alice/rocm/7.13.0/lib/libamdhip64.so.7", "")
+      .file("/home/alice/rocm/7.13.0/share/therock/dist_info.json", R"({"dist_amdgpu_targets": "gfx1100;gfx1101"})")
+      // TheRock's pip packages in a venv.
+      .file("/home/alice/.venv/bin/python3", "")
+      .file("/home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_core/lib/libamdhip64.so.7", "")
+      .file("/home/alice/.venv/lib/python3.12/site-packages/rocm_sdk_core-7.13.0.dist-info/METADATA", "")
+      .file("/home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_libraries_gfx120X_all/__init__.py", "")
+      // lemonade's TheRock download, its family in the folder's name.
+      .file("/home/alice/.cache/lemonade/bin/therock/gfx103X-all-7.13.0/lib/libamdhip64.so.7", "")
+      // LM Studio's ROCm backend: its own version is not ROCm's.
+      .file("/home/alice/.lmstudio/extensions/backends/llama.cpp-linux-x86_64-amd-rocm-avx2-1.40.0/libggml-hip.so",
+            "not an ELF");
+  const auto host = machine.open();
+  const CheckContext ctx(*host, RunOptions{});
+  const auto& installs = ctx.fact<RocmInstalls>();
+
+  const auto* ollama = install_at(installs, "/usr/lib/ollama/rocm_v7_2");
+  ASSERT_NE(ollama, nullptr);
+  EXPECT_EQ(ollama->kind, InstallKind::ollama);
+  EXPECT_EQ(ollama->version, "7.2");
+  EXPECT_EQ(ollama->gfx, (Strings{"gfx1100", "gfx1151"}));
+  EXPECT_EQ(ollama->used_by, (Strings{"ollama (/usr/bin/ollama)"}));
+  const auto* older = install_at(installs, "/usr/local/lib/ollama/rocm");
+  ASSERT_NE(older, nullptr);
+  EXPECT_EQ(older->version, "6.2.4");
+  const auto* tarball = install_at(installs, "/home/alice/rocm/7.13.0");
+  ASSERT_NE(tarball, nullptr);
+  EXPECT_EQ(tarball->kind, InstallKind::standalone);
+  EXPECT_EQ(tarball->version, "7.13.0");
+  EXPECT_EQ(tarball->gfx, (Strings{"gfx1100", "gfx1101"}));
+  EXPECT_EQ(tarball->selected_by, "ROCM_PATH");
+  EXPECT_EQ(installs.root_source, "ROCM_PATH");
+  EXPECT_FALSE(installs.root_missing);
+  const auto* wheel = install_at(installs, "/home/alice/.venv/lib/python3.12/site-packages/_rocm_sdk_core");
+  ASSERT_NE(wheel, nullptr);
+  EXPECT_EQ(wheel->kind, InstallKind::python_wheel);
+  EXPECT_EQ(wheel->version, "7.13.0");
+  EXPECT_EQ(wheel->families, (Strings{"gfx120X-all"}));
+  EXPECT_EQ(wheel->gfx, (Strings{"gfx1200", "gfx1201"}));
+  EXPECT_EQ(wheel->python, "/home/alice/.venv/bin/python3");
+  ASSERT_EQ(installs.therock.size(), 1U);
+  EXPECT_EQ(installs.therock.front().available, (Strings{"gfx120X-all"}));  // no _dist_info.py: what is installed
+  const auto* lemonade = install_at(installs, "/home/alice/.cache/lemonade/bin/therock/gfx103X-all-7.13.0");
+  ASSERT_NE(lemonade, nullptr);
+  EXPECT_EQ(lemonade->version, "7.13.0");
+  EXPECT_EQ(lemonade->families, (Strings{"gfx103X-all"}));
+  EXPECT_EQ(lemonade->gfx, (Strings{"gfx1030", "gfx1032", "gfx1035", "gfx1036"}));
+  const auto* studio =
+      install_at(installs, "/home/alice/.lmstudio/extensions/backends/llama.cpp-linux-x86_64-amd-rocm-avx2-1.40.0");
+  ASSERT_NE(studio, nullptr);
+  EXPECT_EQ(studio->version, "");
+  EXPECT_FALSE(studio->brings_hip());
+  EXPECT_TRUE(studio->gfx.empty());  // a file that is not an ELF carries nothing known
+  EXPECT_TRUE(installs.any_hip_runtime());
+  const auto json = installs.to_json();
+  EXPECT_EQ(json["root"]["source"], "ROCM_PATH");
+  EXPECT_EQ(json["installs"].size(), installs.installs.size());
+}
+
+TEST(RocmInstallsCollect, ARootThatHoldsNoRocmIsSaid) {
+  testing::SnapshotBuilder machine;
+  machine.env("HOME", "/home/alice").env("HIP_PATH", "/opt/rocm/hip").dir("/home/alice");
+  const auto host = machine.open();
+  const CheckContext ctx(*host, RunOptions{});
+  const auto& installs = ctx.fact<RocmInstalls>();
+  EXPECT_TRUE(installs.installs.empty());
+  EXPECT_EQ(installs.root, "/opt/rocm/hip");
+  EXPECT_EQ(installs.root_source, "HIP_PATH");
+  EXPECT_TRUE(installs.root_missing);
+  EXPECT_FALSE(installs.any_hip_runtime());
 }
 
 TEST(PackagesParse, CoreSdkChannelsAreAmdRepositories) {
