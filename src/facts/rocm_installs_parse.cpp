@@ -53,7 +53,9 @@ const InstallData& install_data() {
     for (const auto& suffix : json.value("family_suffixes", nlohmann::json::array())) {
       if (suffix.is_string()) result.suffixes.push_back(suffix.get<std::string>());
     }
-    for (const auto& [family, targets] : json.value("families", nlohmann::json::object()).items()) {
+    // items() of a temporary would dangle: keep the object.
+    const auto families = json.value("families", nlohmann::json::object());
+    for (const auto& [family, targets] : families.items()) {
       auto& list = result.families[family];
       for (const auto& target : targets) {
         if (target.is_string()) list.push_back(target.get<std::string>());
