@@ -1,6 +1,9 @@
 // The `rocm-install` check's words for each ROCm layout (rocm_install.h): how a release is
 // labelled, where its layout was seen, which bin folder to advise, and the release newer than
 // the knowledge base.
+#include <algorithm>
+
+#include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/rocm_installs.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
@@ -66,6 +69,19 @@ std::optional<Finding> release_unknown_newer(const RocmRelease& active) {
       .with_evidence("knowledge base", "newest release ROCm " + kb.newest_release().release);
 }
 
+// " and carries gfx1151" for this machine's GPUs (all targets when it has none known).
+std::string carried_phrase(const CheckContext& ctx, const RocmInstall& install) {
+  std::vector<std::string> mine, missing;
+  for (const auto* gpu : ctx.fact<GpuInventory>().kfd_gpus()) {
+    if (gpu->gfx.empty()) continue;
+    auto& list = install.carries(gpu->gfx) ? mine : missing;
+    if (std::find(list.begin(), list.end(), gpu->gfx) == list.end()) list.push_back(gpu->gfx);
+  }
+  if (mine.empty() && missing.empty()) return " and carries " + join(install.gfx, " ");
+  if (mine.empty()) return " but carries no code for " + join(missing, " ");
+  return " and carries " + join(mine, " ");
+}
+
 // No system ROCm, but something brings a HIP runtime (an application's bundle, a Python
 // environment's packages, a tarball): advice naming it, not an error (issue 27).
 std::optional<Finding> bundled_only(const CheckContext& ctx) {
@@ -76,7 +92,7 @@ std::optional<Finding> bundled_only(const CheckContext& ctx) {
     const auto name = install.app.empty() ? std::string(to_string(install.kind)) : install.app;
     auto part =
         name + " bundles " + (install.version.empty() ? "ROCm" : "ROCm " + install.version) + " in " + install.prefix;
-    if (!install.gfx.empty()) part += " and carries " + join(install.gfx, " ");
+    if (!install.gfx.empty()) part += carried_phrase(ctx, install);
     parts.push_back(std::move(part));
   }
   if (parts.empty()) return std::nullopt;

@@ -45,7 +45,7 @@ std::string text_installs_block(const Report& report, Verbosity verbosity) {
       out += "      used by " + shown(user) + "\n";
     }
   }
-  return out;
+  return out + "\n";
 }
 
 }  // namespace rocm_doctor::render_support
