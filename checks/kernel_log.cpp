@@ -12,6 +12,7 @@
 #include "rocm_doctor/log_window.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
+#include "rocm_doctor/text_case.h"
 
 namespace rocm_doctor::kernel_log {
 

@@ -106,7 +106,7 @@ TEST(KernelLogParse, FirmwareNamesAndGrouping) {
   ASSERT_EQ(groups.size(), 2U);
   EXPECT_EQ(groups[0].count, 2U);
   EXPECT_EQ(kernel_log::quote(groups[0]), "[    1.500000] amdgpu: GPU reset begin! (x2, last [    3.000000])");
-  EXPECT_EQ(kernel_log::quote({std::string(300, 'a'), 1, std::nullopt}).size(), 200U);
+  EXPECT_EQ(kernel_log::quote({std::string(300, 'a'), 1, std::nullopt, std::nullopt}).size(), 200U);
 }
 
 TEST(KernelLogCheck, UnreadableIsInfoWithTheSudoLine) {
