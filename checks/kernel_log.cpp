@@ -154,7 +154,7 @@ class KernelLogCheck final : public Check {
     if (facts.wsl) return CheckOutcome::skipped("WSL: the GPU is driven by the Windows driver");
     auto read = read_kernel_log(ctx.host());
     if (!read.ok) return {{unreadable(read)}};
-    const auto window = window_of(ctx.host(), ctx.options().kernel_log_since);
+    const auto window = window_of(ctx.host(), kernel_log_since());
     const auto total = read.lines.size();
     read.lines = since(std::move(read.lines), window.start);
     const DeviceNames devices(ctx.host(), ctx.fact<GpuInventory>());

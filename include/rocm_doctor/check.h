@@ -42,9 +42,6 @@ struct RunOptions {
   // Binaries and libraries whose GPU code objects to judge (`rocm-doctor targets FILE...`,
   // the code-objects check; absolute paths). Empty: that check is skipped.
   std::vector<std::string> binaries;
-  // The kernel-log check's window (--since): "" or "boot" = since boot, a duration ("24h", "30m",
-  // "7d", "90s") back from the machine's uptime, or an RFC 3339 time. Validated by the CLI.
-  std::string kernel_log_since;
 };
 
 // Facts several checks need (the GPU inventory, the installed ROCm release)

@@ -28,4 +28,9 @@ std::optional<double> window_start(const LogWindow& window, std::optional<double
 // "since boot", "the last 24h" or "since 2026-11-30T07:00:00Z": for the report's words.
 std::string describe(const LogWindow& window, std::string_view original);
 
+// The run's --since text, set once by the CLI before the checks run ("" = since boot); the
+// kernel-log check reads it. Process-wide like the check registry: one run per process.
+void set_kernel_log_since(std::string text);
+const std::string& kernel_log_since();
+
 }  // namespace rocm_doctor

@@ -110,4 +110,17 @@ std::string describe(const LogWindow& window, std::string_view original) {
   return "since boot";
 }
 
+namespace {
+
+std::string& since_text() {
+  static std::string text;
+  return text;
+}
+
+}  // namespace
+
+void set_kernel_log_since(std::string text) { since_text() = std::move(text); }
+
+const std::string& kernel_log_since() { return since_text(); }
+
 }  // namespace rocm_doctor

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "../../checks/kernel_log.h"
+#include "rocm_doctor/log_window.h"
 #include "support/snapshot_builder.h"
 
 namespace rocm_doctor {
@@ -99,6 +101,14 @@ TEST(KernelLogPatterns, PciAddresses) {
   EXPECT_TRUE(kernel_log::pci_addresses("").empty());
 }
 
+// --since for one test: the CLI sets it once per process.
+struct ScopedSince {
+  explicit ScopedSince(std::string text) { set_kernel_log_since(std::move(text)); }
+  ~ScopedSince() { set_kernel_log_since(""); }
+  ScopedSince(const ScopedSince&) = delete;
+  ScopedSince& operator=(const ScopedSince&) = delete;
+};
+
 SnapshotBuilder gpu_machine(const std::string& kmsg) {
   SnapshotBuilder builder;
   builder.os_release("ubuntu", "22.04", "Ubuntu 22.04.5 LTS").kernel("6.8.0-48-generic");
@@ -135,28 +145,27 @@ TEST(KernelLogCheck, SinceKeepsOnlyTheWindow) {
   builder.file("/proc/uptime", "7200.52 14000.10\n");
   builder.file("/proc/stat", "cpu  1 2 3 4\nbtime 1764576000\nprocesses 100\n");
   auto host = builder.open();
-  RunOptions options;
-  options.kernel_log_since = "1h";  // from 3600 s on: the bad-page line at 1000 s is older
-  auto report = run_on(*host, {"kernel-log"}, options);
+  auto since = std::make_unique<ScopedSince>("1h");  // from 3600 s on: the bad-page line at 1000 s is older
+  auto report = run_on(*host, {"kernel-log"});
   EXPECT_EQ(find_finding(report, "driver.bad-page-threshold"), nullptr);
   const auto* recent = find_finding(report, "driver.kfd-oversubscribed");
   ASSERT_NE(recent, nullptr);
   EXPECT_NE(recent->detail.find("in the last 1h"), std::string::npos) << recent->detail;
-  options.kernel_log_since = "2025-12-01T11:00:00+02:00";  // btime + 1 h (09:00 UTC): the same window
-  report = run_on(*host, {"kernel-log"}, options);
+  since.reset();  // before the next one: its destructor goes back to "since boot"
+  since = std::make_unique<ScopedSince>("2025-12-01T11:00:00+02:00");  // btime + 1 h (09:00 UTC): the same window
+  report = run_on(*host, {"kernel-log"});
   EXPECT_EQ(find_finding(report, "driver.bad-page-threshold"), nullptr);
   EXPECT_NE(find_finding(report, "driver.kfd-oversubscribed"), nullptr);
-  options.kernel_log_since = "boot";
-  report = run_on(*host, {"kernel-log"}, options);
+  since.reset();  // since boot again
+  report = run_on(*host, {"kernel-log"});
   EXPECT_NE(find_finding(report, "driver.bad-page-threshold"), nullptr);
 }
 
 TEST(KernelLogCheck, SinceWithoutTheClockSaysSoAndKeepsEverything) {
   auto builder = gpu_machine("3,10,1000000,-;amdgpu 0000:03:00.0: amdgpu: Fatal error during GPU init\n");
   auto host = builder.open();
-  RunOptions options;
-  options.kernel_log_since = "24h";
-  const auto report = run_on(*host, {"kernel-log"}, options);
+  const ScopedSince since("24h");
+  const auto report = run_on(*host, {"kernel-log"});
   const auto* finding = find_finding(report, "driver.gpu-init-failed");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->evidence.back().source, "--since");
