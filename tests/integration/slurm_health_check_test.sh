@@ -190,8 +190,8 @@ ras_reason() { case $(reason_of) in "rocm-doctor: driver.ras-uncorrectable: "*) 
 it_wait_for "drain reason naming the RAS errors" 60 ras_reason
 reason=$(reason_of)
 case $reason in
-  "rocm-doctor: driver.ras-uncorrectable: Uncorrectable RAS errors on GPU 0 (0000:1c:00.0)"*) ;;
-  *) it_fail "RAS drain reason '$reason' does not name the error and the GPU (0000:1c:00.0)" ;;
+  "rocm-doctor: driver.ras-uncorrectable: Uncorrectable RAS errors on GPU 0 (0000:1c:00"*) ;;
+  *) it_fail "RAS drain reason '$reason' does not name the error and GPU 0" ;;
 esac
 [ "${#reason}" -le 100 ] || it_fail "RAS drain reason is ${#reason} bytes, more than REASON_MAX=100"
 [ "$(state_of)" = drained ] || it_fail "RAS node is $(state_of), not drained"

@@ -146,6 +146,7 @@ def mi300x_node(name, description):
         m.gpu(f"0000:{bus}:00.0", "0x74a1", "0x00", "gfx942", 304, 192, 290, subsystem=("0x1002", "0x74a1"),
               num_xcc=8, sdma=16, xgmi_sdma=14, clock=2100, numa=0 if i < 2 else 1, pci_class="0x120000")
     m.rocm("6.2.4", "139")
+    m.write("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
     return m
 
 
