@@ -191,8 +191,9 @@ class KernelLogCheck final : public Check {
       auto clean = make_finding("driver.kernel-log", Severity::ok,
                                 "No amdgpu errors in the kernel log " + window.words + " (" +
                                     std::to_string(gpu_lines) + " amdgpu/kfd line(s))")
-                       .because("The driver reported no hardware errors, firmware failures, hangs, resets, PCIe "
-                                "errors or page faults.")
+                       .because(
+                           "The driver reported no hardware errors, firmware failures, hangs, resets, PCIe "
+                           "errors or page faults.")
                        .with_evidence(read.path, std::to_string(total) + " line(s) read, " +
                                                      std::to_string(read.lines.size()) + " in the window");
       findings.push_back(std::move(clean));

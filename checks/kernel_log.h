@@ -36,11 +36,11 @@ std::vector<LogLine> parse_log(std::string_view text, Format format);
 
 struct Pattern {
   std::string id;
-  std::string category;  // ras, reset, pcie, firmware, memory, thermal, init, kfd
-  std::string priority;  // critical, high, medium, low, info
-  std::string finding;   // the finding id it raises
-  std::string fix;       // a key of Table::fixes
-  std::vector<std::string> all;  // every string must occur
+  std::string category;                   // ras, reset, pcie, firmware, memory, thermal, init, kfd
+  std::string priority;                   // critical, high, medium, low, info
+  std::string finding;                    // the finding id it raises
+  std::string fix;                        // a key of Table::fixes
+  std::vector<std::string> all;           // every string must occur
   Severity severity = Severity::warning;  // from the priority
   std::string meaning;
   std::optional<std::string> sample;  // a real log line it matches

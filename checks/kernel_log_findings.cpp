@@ -1,8 +1,9 @@
 // `kernel-log`: one finding per finding id of the matched patterns, naming the GPUs the lines
 // name, with the repeats collapsed (count, first and last time) and the table's fixes.
+#include "kernel_log_findings.h"
+
 #include <algorithm>
 
-#include "kernel_log_findings.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor::kernel_log {
@@ -46,8 +47,8 @@ Finding one_finding(const std::string& id, const std::string& source, const std:
     lines += hit->group.count;
   }
   auto finding = make_finding(id, worst, summary(id, hits))
-                     .because("The kernel log " + window + " has " + std::to_string(lines) +
-                              " line(s) of this kind. " + join(meanings, " "));
+                     .because("The kernel log " + window + " has " + std::to_string(lines) + " line(s) of this kind. " +
+                              join(meanings, " "));
   for (std::size_t i = 0; i < hits.size() && i < kMaxQuoted; ++i) {
     const auto& hit = *hits[i];
     finding.with_evidence(source, (hit.device.empty() ? "" : hit.device + ": ") + quote(hit.group));
@@ -65,8 +66,7 @@ Finding one_finding(const std::string& id, const std::string& source, const std:
 
 }  // namespace
 
-std::vector<Finding> hit_findings(const std::string& source, const std::string& window,
-                                  const std::vector<Hit>& hits) {
+std::vector<Finding> hit_findings(const std::string& source, const std::string& window, const std::vector<Hit>& hits) {
   std::vector<std::string> order;
   for (const auto& hit : hits) add_unique(order, hit.pattern->finding);
   std::vector<Finding> findings;

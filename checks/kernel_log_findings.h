@@ -20,8 +20,7 @@ struct Hit {
 };
 
 // One finding per finding id of the hits, in the table's order of first appearance.
-std::vector<Finding> hit_findings(const std::string& source, const std::string& window,
-                                  const std::vector<Hit>& hits);
+std::vector<Finding> hit_findings(const std::string& source, const std::string& window, const std::vector<Hit>& hits);
 
 Finding firmware_missing(const CheckContext& ctx, const std::string& source, const std::vector<Group>& groups,
                          const std::vector<std::string>& names);

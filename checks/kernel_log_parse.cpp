@@ -125,9 +125,13 @@ const Table& table() {
   return parsed;
 }
 
-std::vector<Pattern> parse_patterns(std::string_view json_text) { return parse_table(json_text).patterns; }
+std::vector<Pattern> parse_patterns(std::string_view json_text) {
+  return parse_table(json_text).patterns;
+}
 
-const std::vector<Pattern>& patterns() { return table().patterns; }
+const std::vector<Pattern>& patterns() {
+  return table().patterns;
+}
 
 const Pattern* match(std::string_view message, const std::vector<Pattern>& list) {
   for (const auto& pattern : list) {

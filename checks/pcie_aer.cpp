@@ -28,7 +28,7 @@ constexpr Kind kKinds[] = {{"aer_dev_fatal", "TOTAL_ERR_FATAL", "fatal"},
 struct Device {
   std::string name;  // "GPU 0 (0000:03:00.0)" or "port 0000:00:01.1 above GPU 0"
   std::string folder;
-  std::map<std::string, std::uint64_t> totals;                 // by label
+  std::map<std::string, std::uint64_t> totals;                // by label
   std::vector<std::pair<std::string, std::string>> evidence;  // source, value
 };
 

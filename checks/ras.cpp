@@ -2,12 +2,13 @@
 // deferred and correctable ECC counts per block (ras/<block>_err_count), retired VRAM pages
 // (ras/gpu_vram_bad_pages) against the bad-page threshold, the RAS feature mask and the VRAM
 // in use (mem_info_*). Thresholds: checks/data/ras.json.
+#include "ras.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
 
-#include "ras.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/system_facts.h"
@@ -26,7 +27,7 @@ struct GpuRas {
   std::map<std::string, ErrorCount> blocks;
   std::optional<BadPages> bad_pages;
   std::vector<std::pair<std::string, std::string>> evidence;  // every file read and what it said
-  std::vector<std::string> unreadable;                         // "path: why"
+  std::vector<std::string> unreadable;                        // "path: why"
 };
 
 std::string counts_text(const ErrorCount& count) {
@@ -74,9 +75,9 @@ std::optional<GpuRas> read_gpu(const Host& host, const Gpu& gpu) {
       const auto text = read(path);
       if (!text) continue;
       ras.bad_pages = parse_bad_pages(*text);
-      ras.evidence.emplace_back(path, fmt::format("{} retired page(s): {} reserved, {} pending, {} failed",
-                                                  ras.bad_pages->total(), ras.bad_pages->reserved,
-                                                  ras.bad_pages->pending, ras.bad_pages->failed));
+      ras.evidence.emplace_back(
+          path, fmt::format("{} retired page(s): {} reserved, {} pending, {} failed", ras.bad_pages->total(),
+                            ras.bad_pages->reserved, ras.bad_pages->pending, ras.bad_pages->failed));
       if (ras.bad_pages->malformed > 0)
         ras.unreadable.push_back(fmt::format("{}: {} malformed line(s)", path, ras.bad_pages->malformed));
     }
@@ -99,9 +100,9 @@ std::string blocks_above(const GpuRas& gpu, const Pick& pick, std::uint64_t abov
   return join(parts, ", ");
 }
 
-void error_finding(std::vector<Finding>& out, const std::vector<GpuRas>& gpus, const std::string& id,
-                   Severity severity, const std::string& what, const Pick& pick, std::uint64_t above,
-                   const std::string& fix, const std::string& because) {
+void error_finding(std::vector<Finding>& out, const std::vector<GpuRas>& gpus, const std::string& id, Severity severity,
+                   const std::string& what, const Pick& pick, std::uint64_t above, const std::string& fix,
+                   const std::string& because) {
   std::vector<std::string> parts;
   std::vector<std::pair<std::string, std::string>> evidence;
   for (const auto& gpu : gpus) {
@@ -125,11 +126,13 @@ void bad_page_findings(std::vector<Finding>& out, const std::vector<GpuRas>& gpu
   for (const auto& gpu : gpus) {
     if (!gpu.bad_pages || gpu.bad_pages->total() == 0 || !limit.pages) continue;
     const auto retired = gpu.bad_pages->total();
-    const auto warn_at = static_cast<std::uint64_t>(static_cast<double>(*limit.pages) * thresholds().bad_page_warn_fraction);
+    const auto warn_at =
+        static_cast<std::uint64_t>(static_cast<double>(*limit.pages) * thresholds().bad_page_warn_fraction);
     const bool reached = retired >= *limit.pages;
     if (!reached && retired < warn_at) continue;
     auto finding =
-        make_finding(reached ? "ras.bad-page-threshold" : "ras.bad-pages", reached ? Severity::error : Severity::warning,
+        make_finding(reached ? "ras.bad-page-threshold" : "ras.bad-pages",
+                     reached ? Severity::error : Severity::warning,
                      fmt::format("{} retired {} VRAM page(s), {} the bad-page threshold of {}", gpu.name, retired,
                                  reached ? "reaching" : "near", *limit.pages))
             .because(reached ? "At the threshold AMD treats the GPU as an RMA case; amdgpu may refuse to initialise it "
@@ -144,8 +147,9 @@ void bad_page_findings(std::vector<Finding>& out, const std::vector<GpuRas>& gpu
 
 Finding counters_finding(const std::vector<GpuRas>& gpus, const PageThreshold& limit) {
   auto finding = make_finding("ras.counters", Severity::ok, fmt::format("RAS counters of {} GPU(s) read", gpus.size()))
-                     .because("amdgpu's RAS counters in sysfs: errors per block since the driver loaded, and the VRAM "
-                              "pages retired over the GPU's life (kept in its EEPROM).");
+                     .because(
+                         "amdgpu's RAS counters in sysfs: errors per block since the driver loaded, and the VRAM "
+                         "pages retired over the GPU's life (kept in its EEPROM).");
   for (const auto& gpu : gpus) {
     for (const auto& [source, value] : gpu.evidence) finding.with_evidence(source, value);
     for (const auto& why : gpu.unreadable) finding.with_evidence("unreadable", why);
@@ -181,18 +185,21 @@ class RasCheck final : public Check {
                                       thresholds().bad_page_fallback);
     const auto& t = thresholds();
     std::vector<Finding> findings;
-    error_finding(findings, gpus, "ras.uncorrectable", Severity::error, "Uncorrectable RAS errors",
-                  [](const ErrorCount& c) { return c.ue; }, t.uncorrectable_above, "uncorrectable",
-                  "Uncorrectable (ue) errors corrupted data the GPU computed or held; the jobs on it failed or "
-                  "produced wrong results, and the driver reset the GPU.");
-    error_finding(findings, gpus, "ras.uncorrectable", Severity::warning, "Deferred RAS errors",
-                  [](const ErrorCount& c) { return c.de.value_or(0); }, t.deferred_above, "uncorrectable",
-                  "Deferred (de) errors are uncorrectable errors the hardware marked (poisoned) before a job read "
-                  "them.");
-    error_finding(findings, gpus, "ras.correctable", Severity::warning, "Correctable RAS errors",
-                  [](const ErrorCount& c) { return c.ce; }, t.correctable_above, "correctable",
-                  "ECC corrected these (ce) errors, so no job was harmed, but they come from failing memory or "
-                  "logic and predict uncorrectable ones.");
+    error_finding(
+        findings, gpus, "ras.uncorrectable", Severity::error, "Uncorrectable RAS errors",
+        [](const ErrorCount& c) { return c.ue; }, t.uncorrectable_above, "uncorrectable",
+        "Uncorrectable (ue) errors corrupted data the GPU computed or held; the jobs on it failed or "
+        "produced wrong results, and the driver reset the GPU.");
+    error_finding(
+        findings, gpus, "ras.uncorrectable", Severity::warning, "Deferred RAS errors",
+        [](const ErrorCount& c) { return c.de.value_or(0); }, t.deferred_above, "uncorrectable",
+        "Deferred (de) errors are uncorrectable errors the hardware marked (poisoned) before a job read "
+        "them.");
+    error_finding(
+        findings, gpus, "ras.correctable", Severity::warning, "Correctable RAS errors",
+        [](const ErrorCount& c) { return c.ce; }, t.correctable_above, "correctable",
+        "ECC corrected these (ce) errors, so no job was harmed, but they come from failing memory or "
+        "logic and predict uncorrectable ones.");
     bad_page_findings(findings, gpus, limit);
     findings.push_back(counters_finding(gpus, limit));
     return findings;

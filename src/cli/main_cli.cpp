@@ -85,8 +85,10 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
          "Kernel-log window: boot (default), the last 90s/30m/24h/7d, or since an RFC 3339 time "
          "(2026-11-30T07:00:00Z)")
       ->check([](const std::string& value) {
-        return parse_log_window(value) ? std::string() : "expected boot, a duration (90s, 30m, 24h, 7d) or an "
-                                                         "RFC 3339 time, got '" + value + "'";
+        return parse_log_window(value) ? std::string()
+                                       : "expected boot, a duration (90s, 30m, 24h, 7d) or an "
+                                         "RFC 3339 time, got '" +
+                                             value + "'";
       });
   app.add_option("--python", options.python,
                  "Python interpreter whose PyTorch to check (default: python3 on PATH, so an active venv or "

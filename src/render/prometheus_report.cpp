@@ -3,8 +3,8 @@
 
 #include <array>
 #include <charconv>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -92,7 +92,6 @@ void partition_metrics(Writer& w, const Report& report) {
   }
 }
 
-
 // The GPU health counters the `ras` and `pcie-aer` checks read from sysfs, taken back out of their
 // counters findings' evidence (source: the sysfs file, value: what it said), so that a replayed
 // report gives the same series (docs/report-format.md#prometheus).
@@ -154,7 +153,8 @@ void ras_series(const Finding& finding, std::vector<Series>& out) {
         if (words.size() != 2) continue;
         if (const auto value = parse_double(words[1]))
           out.push_back({"rocm_doctor_gpu_ras_errors",
-                         {{"pci_address", address}, {"block", block}, {"type", std::string(words[0])}}, *value});
+                         {{"pci_address", address}, {"block", block}, {"type", std::string(words[0])}},
+                         *value});
       }
     } else if (rest == "ras/gpu_vram_bad_pages") {
       if (const auto value = first_number(evidence.value))
@@ -162,7 +162,8 @@ void ras_series(const Finding& finding, std::vector<Series>& out) {
     } else if (rest == "mem_info_vram_total" || rest == "mem_info_vram_used") {
       if (const auto value = parse_double(evidence.value))
         out.push_back({"rocm_doctor_gpu_vram_bytes",
-                       {{"pci_address", address}, {"kind", rest == "mem_info_vram_total" ? "total" : "used"}}, *value});
+                       {{"pci_address", address}, {"kind", rest == "mem_info_vram_total" ? "total" : "used"}},
+                       *value});
     }
   }
 }
@@ -186,7 +187,8 @@ void aer_series(const Finding& finding, std::vector<Series>& out) {
       if (!value) continue;  // "Unknown" on a link that never trained
       const bool width = rest.ends_with("width");
       out.push_back({width ? "rocm_doctor_pcie_link_width" : "rocm_doctor_pcie_link_speed_gts",
-                     {{"pci_address", address}, {"link", rest.starts_with("current") ? "current" : "max"}}, *value});
+                     {{"pci_address", address}, {"link", rest.starts_with("current") ? "current" : "max"}},
+                     *value});
     }
   }
 }

@@ -47,8 +47,7 @@ std::optional<double> rfc3339(std::string_view text) {
   const auto year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
   const auto hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
   if (!year || !month || !day || !hour || !minute || !second || text.size() < 20) return std::nullopt;
-  if (text[4] != '-' || text[7] != '-' || (text[10] != 'T' && text[10] != ' ') || text[13] != ':' ||
-      text[16] != ':')
+  if (text[4] != '-' || text[7] != '-' || (text[10] != 'T' && text[10] != ' ') || text[13] != ':' || text[16] != ':')
     return std::nullopt;
   if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60)
     return std::nullopt;
@@ -119,8 +118,12 @@ std::string& since_text() {
 
 }  // namespace
 
-void set_kernel_log_since(std::string text) { since_text() = std::move(text); }
+void set_kernel_log_since(std::string text) {
+  since_text() = std::move(text);
+}
 
-const std::string& kernel_log_since() { return since_text(); }
+const std::string& kernel_log_since() {
+  return since_text();
+}
 
 }  // namespace rocm_doctor

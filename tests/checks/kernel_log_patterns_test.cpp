@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <memory>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -77,13 +77,15 @@ TEST(KernelLogPatterns, EverySampleIsInAScenarioOfItsFinding) {
 }
 
 TEST(KernelLogPatterns, ABadTableIsAnErrorNotASilentPass) {
-  const std::string fix = R"("fixes": {"rma": "x"}, "findings": {"driver.kernel-log": {"summary": "s", "impact": "breaks"}})";
+  const std::string fix =
+      R"("fixes": {"rma": "x"}, "findings": {"driver.kernel-log": {"summary": "s", "impact": "breaks"}})";
   EXPECT_THROW(kernel_log::parse_table("{" + fix + R"(, "patterns": [{"id": "a", "category": "ras", "priority": "high",
       "finding": "driver.kernel-log", "fix": "reseat", "all": ["x"]}]})"),
                std::invalid_argument);
-  EXPECT_THROW(kernel_log::parse_table("{" + fix + R"(, "patterns": [{"id": "a", "category": "ras", "priority": "urgent",
+  EXPECT_THROW(
+      kernel_log::parse_table("{" + fix + R"(, "patterns": [{"id": "a", "category": "ras", "priority": "urgent",
       "finding": "driver.kernel-log", "fix": "rma", "all": ["x"]}]})"),
-               std::invalid_argument);
+      std::invalid_argument);
   EXPECT_THROW(kernel_log::parse_table("{" + fix + R"(, "patterns": [{"id": "a", "category": "ras", "priority": "high",
       "finding": "driver.nothing", "fix": "rma", "all": ["x"]}]})"),
                std::invalid_argument);

@@ -23,8 +23,8 @@ SnapshotBuilder machine(int gpu_fatal, int port_nonfatal, int gpu_correctable) {
   const std::string gpu = port + "/0000:03:00.0";
   builder.file(gpu + "/aer_dev_fatal", aer("TOTAL_ERR_FATAL", gpu_fatal, "MalfTLP"));
   builder.file(gpu + "/aer_dev_nonfatal", aer("TOTAL_ERR_NONFATAL", 0, "CmpltTO"));
-  builder.file(gpu + "/aer_dev_correctable", "RxErr 0\nBadTLP " + std::to_string(gpu_correctable) +
-                                                 "\nTOTAL_ERR_COR " + std::to_string(gpu_correctable) + "\n");
+  builder.file(gpu + "/aer_dev_correctable", "RxErr 0\nBadTLP " + std::to_string(gpu_correctable) + "\nTOTAL_ERR_COR " +
+                                                 std::to_string(gpu_correctable) + "\n");
   builder.file(gpu + "/current_link_width", "16\n");
   builder.file(gpu + "/max_link_width", "16\n");
   builder.file(port + "/aer_dev_nonfatal", aer("TOTAL_ERR_NONFATAL", port_nonfatal, "CmpltTO"));

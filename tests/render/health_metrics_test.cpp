@@ -18,7 +18,8 @@ using testing::run_tool;
 const std::string kScenarios = ROCM_DOCTOR_SCENARIOS_DIR;
 
 std::string metrics_of(const std::string& scenario) {
-  const auto result = run_doctor({"--replay", kScenarios + "/" + scenario, "--level", "quick", "--format", "prometheus"});
+  const auto result =
+      run_doctor({"--replay", kScenarios + "/" + scenario, "--level", "quick", "--format", "prometheus"});
   EXPECT_TRUE(result.exit_code == 0 || result.exit_code == 1) << result.err;
   return result.out;
 }
