@@ -47,8 +47,7 @@ struct Pattern {
 };
 
 struct FindingInfo {
-  std::string summary;
-  std::string impact;  // blocks, breaks, degrades, tidy, advice
+  std::string summary;  // its impact is in checks/data/finding_impact.json, like every finding's
 };
 
 struct Table {

@@ -94,7 +94,7 @@ Table parse_table(std::string_view json_text) {
   Table table;
   for (const auto& [key, text] : json.at("fixes").items()) table.fixes[key] = text.get<std::string>();
   for (const auto& [id, row] : json.at("findings").items()) {
-    table.findings[id] = {row.at("summary").get<std::string>(), row.at("impact").get<std::string>()};
+    table.findings[id] = {row.at("summary").get<std::string>()};
   }
   for (const auto& row : json.at("patterns")) {
     Pattern pattern;
