@@ -10,6 +10,7 @@ _rocm_doctor() {
     --format) COMPREPLY=($(compgen -W "text json markdown junit prometheus npd html" -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W "error warning" -- "$cur")); return ;;
     --level) COMPREPLY=($(compgen -W "quick standard full" -- "$cur")); return ;;
+    --since) COMPREPLY=($(compgen -W "boot 1h 24h 7d" -- "$cur")); return ;;
     --probe-timeout|--target-gfx) return ;;
     --only|--skip)
       local ids
@@ -20,7 +21,7 @@ _rocm_doctor() {
     COMPREPLY=($(compgen -f -- "$cur")); return
   fi
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --knowledge --policy --level --probe-timeout --python --rocm-root --symptom --log --dry-run --yes -y --version --help -h" -- "$cur"))
+    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --knowledge --policy --level --since --probe-timeout --python --rocm-root --symptom --log --dry-run --yes -y --version --help -h" -- "$cur"))
   else
     COMPREPLY=($(compgen -W "check capture explain diff fleet fix knowledge targets why run" -- "$cur"))
   fi

@@ -10,6 +10,7 @@
 #include "probe/probe_runner.h"
 #include "render/formats.h"
 #include "rocm_doctor/facts/rocm_installs.h"
+#include "rocm_doctor/log_window.h"
 #include "rocm_doctor/text.h"
 #include "version.h"
 
@@ -80,6 +81,16 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
                  "Also explain this error message (\"-\": read it from stdin) with what the checks find");
   app.add_option("--log", options.log_file,
                  "Also explain the error messages in this log FILE (its last 128 MiB; messages may span lines)");
+  app.add_option_function<std::string>(
+         "--since", [](const std::string& value) { set_kernel_log_since(value); },
+         "Kernel-log window: boot (default), the last 90s/30m/24h/7d, or since an RFC 3339 time "
+         "(2026-11-30T07:00:00Z)")
+      ->check([](const std::string& value) {
+        return parse_log_window(value) ? std::string()
+                                       : "expected boot, a duration (90s, 30m, 24h, 7d) or an "
+                                         "RFC 3339 time, got '" +
+                                             value + "'";
+      });
   app.add_option("--python", options.python,
                  "Python interpreter whose PyTorch to check (default: python3 on PATH, so an active venv or "
                  "conda environment)");

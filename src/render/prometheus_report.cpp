@@ -2,11 +2,14 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <charconv>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include "render/formats.h"
+#include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
 
@@ -89,6 +92,130 @@ void partition_metrics(Writer& w, const Report& report) {
   }
 }
 
+// The GPU health counters the `ras` and `pcie-aer` checks read from sysfs, taken back out of their
+// counters findings' evidence (source: the sysfs file, value: what it said), so that a replayed
+// report gives the same series (docs/report-format.md#prometheus).
+const Finding* counters_finding(const Report& report, std::string_view check, std::string_view id) {
+  for (const auto& result : report.checks) {
+    if (result.id != check) continue;
+    for (const auto& finding : result.findings) {
+      if (finding.id == id) return &finding;
+    }
+  }
+  return nullptr;
+}
+
+// ".../0000:c1:00.0/ras/umc_err_count" -> ("0000:c1:00.0", "ras/umc_err_count"): the last path
+// component shaped like a PCI address, and what follows it.
+std::optional<std::pair<std::string, std::string>> device_file(std::string_view path) {
+  const auto parts = split(path, '/');
+  for (std::size_t i = parts.size(); i-- > 0;) {
+    const auto part = parts[i];
+    if (part.size() == 12 && part[4] == ':' && part[7] == ':' && part[10] == '.') {
+      std::string rest;
+      for (std::size_t j = i + 1; j < parts.size(); ++j) rest += (rest.empty() ? "" : "/") + std::string(parts[j]);
+      return std::pair{std::string(part), rest};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<double> parse_double(std::string_view text) {
+  double value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::optional<double> first_number(std::string_view text) {
+  const auto start = text.find_first_of("0123456789");
+  if (start == std::string_view::npos) return std::nullopt;
+  auto end = text.find_first_not_of("0123456789.", start);
+  return parse_double(text.substr(start, end == std::string_view::npos ? text.size() - start : end - start));
+}
+
+struct Series {
+  std::string name;
+  Labels labels;
+  double value;
+};
+
+void ras_series(const Finding& finding, std::vector<Series>& out) {
+  for (const auto& evidence : finding.evidence) {
+    const auto file = device_file(evidence.source);
+    if (!file) continue;
+    const auto& [address, rest] = *file;
+    if (rest.starts_with("ras/") && rest.ends_with("_err_count")) {
+      const auto block = rest.substr(4, rest.size() - 4 - 10);
+      for (const auto part : split(evidence.value, ',')) {
+        const auto words = split_words(part);
+        if (words.size() != 2) continue;
+        if (const auto value = parse_double(words[1]))
+          out.push_back({"rocm_doctor_gpu_ras_errors",
+                         {{"pci_address", address}, {"block", block}, {"type", std::string(words[0])}},
+                         *value});
+      }
+    } else if (rest == "ras/gpu_vram_bad_pages") {
+      if (const auto value = first_number(evidence.value))
+        out.push_back({"rocm_doctor_gpu_retired_pages", {{"pci_address", address}}, *value});
+    } else if (rest == "mem_info_vram_total" || rest == "mem_info_vram_used") {
+      if (const auto value = parse_double(evidence.value))
+        out.push_back({"rocm_doctor_gpu_vram_bytes",
+                       {{"pci_address", address}, {"kind", rest == "mem_info_vram_total" ? "total" : "used"}},
+                       *value});
+    }
+  }
+}
+
+void aer_series(const Finding& finding, std::vector<Series>& out) {
+  static const std::map<std::string, std::string> kAer = {
+      {"aer_dev_fatal", "fatal"}, {"aer_dev_nonfatal", "nonfatal"}, {"aer_dev_correctable", "correctable"}};
+  for (const auto& evidence : finding.evidence) {
+    const auto file = device_file(evidence.source);
+    if (!file) continue;
+    const auto& [address, rest] = *file;
+    if (const auto it = kAer.find(rest); it != kAer.end()) {
+      const auto words = split_words(evidence.value);
+      if (words.size() >= 2 && words[0].starts_with("TOTAL_ERR_")) {
+        if (const auto value = parse_double(words[1]))
+          out.push_back({"rocm_doctor_pcie_aer_errors", {{"pci_address", address}, {"severity", it->second}}, *value});
+      }
+    } else if (rest == "current_link_width" || rest == "max_link_width" || rest == "current_link_speed" ||
+               rest == "max_link_speed") {
+      const auto value = first_number(evidence.value);
+      if (!value) continue;  // "Unknown" on a link that never trained
+      const bool width = rest.ends_with("width");
+      out.push_back({width ? "rocm_doctor_pcie_link_width" : "rocm_doctor_pcie_link_speed_gts",
+                     {{"pci_address", address}, {"link", rest.starts_with("current") ? "current" : "max"}},
+                     *value});
+    }
+  }
+}
+
+void health_metrics(Writer& w, const Report& report) {
+  std::vector<Series> series;
+  if (const auto* ras = counters_finding(report, "ras", "ras.counters")) ras_series(*ras, series);
+  if (const auto* aer = counters_finding(report, "pcie-aer", "pcie.aer-counters")) aer_series(*aer, series);
+  static const std::vector<std::pair<std::string_view, std::string_view>> kFamilies = {
+      {"rocm_doctor_gpu_ras_errors", "RAS error count of one GPU block since the driver loaded (type ue, ce, de)."},
+      {"rocm_doctor_gpu_retired_pages", "VRAM pages the GPU retired after memory errors (ras/gpu_vram_bad_pages)."},
+      {"rocm_doctor_gpu_vram_bytes", "VRAM of one GPU (mem_info_vram_total, mem_info_vram_used)."},
+      {"rocm_doctor_pcie_aer_errors", "PCIe AER errors of a GPU or the port above it since boot (TOTAL_ERR_*)."},
+      {"rocm_doctor_pcie_link_width", "PCIe link width of a GPU, current or max (lanes)."},
+      {"rocm_doctor_pcie_link_speed_gts", "PCIe link speed of a GPU, current or max (GT/s)."}};
+  std::set<std::string> written;  // one series per label set (a repeated file would be a duplicate)
+  for (const auto& [family, help] : kFamilies) {
+    bool declared = false;
+    for (const auto& one : series) {
+      if (one.name != family || !written.insert(one.name + labels(one.labels)).second) continue;
+      if (!declared) w.family(family, "gauge", help);
+      declared = true;
+      w.sample(family, one.labels, one.value);
+    }
+  }
+}
+
 }  // namespace
 
 std::string render_prometheus(const Report& report) {
@@ -135,6 +262,7 @@ std::string render_prometheus(const Report& report) {
   }
 
   partition_metrics(w, report);
+  health_metrics(w, report);
 
   const auto counts = count_findings(report);
   w.family("rocm_doctor_findings", "gauge", "Findings of the run by severity.");

@@ -105,8 +105,8 @@ TEST(KernelLogParse, FirmwareNamesAndGrouping) {
   const auto groups = kernel_log::group_lines(lines);
   ASSERT_EQ(groups.size(), 2U);
   EXPECT_EQ(groups[0].count, 2U);
-  EXPECT_EQ(kernel_log::quote(groups[0]), "[    1.500000] amdgpu: GPU reset begin! (x2)");
-  EXPECT_EQ(kernel_log::quote({std::string(300, 'a'), 1, std::nullopt}).size(), 200U);
+  EXPECT_EQ(kernel_log::quote(groups[0]), "[    1.500000] amdgpu: GPU reset begin! (x2, last [    3.000000])");
+  EXPECT_EQ(kernel_log::quote({std::string(300, 'a'), 1, std::nullopt, std::nullopt}).size(), 200U);
 }
 
 TEST(KernelLogCheck, UnreadableIsInfoWithTheSudoLine) {
@@ -136,7 +136,11 @@ TEST(KernelLogCheck, KmsgResetsGroupedAsError) {
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->severity, Severity::error);
   ASSERT_EQ(finding->evidence.size(), 2U);
-  EXPECT_EQ(finding->evidence[1].value, "[  812.000100] amdgpu 0000:03:00.0: amdgpu: GPU reset begin! (x2)");
+  // The error (the ring timeout) first; the two resets of one device collapse into one line
+  // with their count and first and last time; the address no GPU has names the device.
+  EXPECT_TRUE(finding->evidence[0].value.find("ring gfx_0.0.0 timeout") != std::string::npos);
+  EXPECT_EQ(finding->evidence[1].value,
+            "0000:03:00.0: [  812.000100] amdgpu 0000:03:00.0: amdgpu: GPU reset begin! (x2, last [  900.000100])");
 }
 
 TEST(KernelLogCheck, FirmwareOnDiskMeansInitramfs) {

@@ -5,6 +5,8 @@
 #   1. a job step with two GPUs: the doctor inside `srun` sees the step's environment
 #      and says it runs inside that job (report `job`, finding job.gpus);
 #   2. the wrapper judges a broken snapshot: the node is DRAINED, reason = root cause;
+#      then an MI300X node with uncorrectable RAS errors (a public incident's dmesg): the
+#      reason becomes the RAS finding, naming the error and the GPU;
 #   3. it judges a healthy one: the node returns to IDLE;
 #   4. a node an administrator drained stays drained, whatever the doctor says.
 # Usage: slurm_health_check_test.sh SOURCE_DIR ROCM_DOCTOR
@@ -17,6 +19,7 @@ doctor=$2
 wrapper=$source_dir/packaging/slurm/rocm-doctor-health
 broken_snapshot=$source_dir/tests/scenarios/nvidia-only                  # driver.no-amd-gpu
 healthy_snapshot=$source_dir/tests/scenarios/ubuntu2204-rx7900xtx-healthy
+ras_snapshot=$source_dir/tests/scenarios/real-mi300x-ras-incident  # driver.ras-uncorrectable
 it_require munged munge slurmctld slurmd scontrol sinfo srun setsid timeout python3
 [ -x "$doctor" ] || it_fail "no rocm-doctor binary at $doctor"
 
@@ -181,6 +184,21 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["summary"]
   it_fail "the wrapper's REPORT is not the broken snapshot's JSON report"
 it_log "2. broken snapshot: node $(state_of), reason '$reason'"
 
+# --- 2b. RAS errors: the reason names them ------------------------------------
+judge "$ras_snapshot"
+ras_reason() { case $(reason_of) in "rocm-doctor: driver.ras-uncorrectable: "*) return 0 ;; *) return 1 ;; esac; }
+it_wait_for "drain reason naming the RAS errors" 60 ras_reason
+reason=$(reason_of)
+case $reason in
+  "rocm-doctor: driver.ras-uncorrectable: Uncorrectable RAS errors on GPU 0 (0000:1c:00"*) ;;
+  *) it_fail "RAS drain reason '$reason' does not name the error and GPU 0" ;;
+esac
+[ "${#reason}" -le 100 ] || it_fail "RAS drain reason is ${#reason} bytes, more than REASON_MAX=100"
+[ "$(state_of)" = drained ] || it_fail "RAS node is $(state_of), not drained"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["root_causes"][0]=="driver.ras-uncorrectable", r["root_causes"]' \
+  "$w/health.json" || it_fail "the wrapper's REPORT does not rank the RAS finding first"
+it_log "2b. RAS snapshot: node $(state_of), reason '$reason'"
+
 # --- 3. healthy again: resumed ------------------------------------------------
 judge "$healthy_snapshot"
 it_wait_for "node $node idle again after the healthy snapshot" 60 state_is idle
@@ -221,4 +239,4 @@ CONF
 sh "$wrapper" --config "$w/missing.conf" 2>"$w/missing.err" || it_fail "the wrapper exited non-zero without a doctor"
 grep -q "rocm-doctor failed" "$w/missing.err" || it_fail "no log line for a missing doctor: $(cat "$w/missing.err")"
 ! drained || it_fail "a failed doctor drained the node: $(state_of), '$(reason_of)'"
-echo "PASS [$IT_NAME] drained with the root cause, resumed when clean, admin drains kept, step environment seen"
+echo "PASS [$IT_NAME] drained with the root cause (RAS errors named), resumed when clean, admin drains kept, step environment seen"

@@ -1,0 +1,2 @@
+# shellcheck shell=sh
+eval "$(/usr/bin/locale-check C.UTF-8)"
