@@ -143,7 +143,7 @@ WslVersionText parse_wsl_version(std::string_view text) {
   for (const auto& line : lines(text)) {
     if (trim(line).empty()) continue;
     values.push_back(line_value(line));
-    if (!parsed.windows.empty()) continue;
+    // The last such line: DXCore's own version ("10.0.26100.1-240331...") comes before Windows'.
     if (windows_build_in(values.back())) parsed.windows = values.back();
   }
   // The labels are translated ("WSL 版本"); the order is not: WSL, kernel, WSLg, MSRDC, Direct3D, DXCore, Windows.

@@ -42,8 +42,8 @@ WslAdapter parse_adapter(const nlohmann::json& entry) {
   adapter.subsystem_vendor_id = hex_field(entry, "subsystem_vendor_id");
   adapter.subsystem_device_id = hex_field(entry, "subsystem_device_id");
   adapter.revision = hex_field(entry, "revision_id");
-  if (const auto it = entry.find("description"); it != entry.end() && it->is_string()) adapter.description = *it;
-  if (const auto it = entry.find("driver_version"); it != entry.end() && it->is_string()) adapter.driver_version = *it;
+  if (const auto it = entry.find("description"); it != entry.end() && it->is_string()) adapter.description = it->get<std::string>();
+  if (const auto it = entry.find("driver_version"); it != entry.end() && it->is_string()) adapter.driver_version = it->get<std::string>();
   adapter.dedicated_memory = bytes_field(entry, "dedicated_adapter_memory");
   adapter.dedicated_system_memory = bytes_field(entry, "dedicated_system_memory");
   adapter.shared_memory = bytes_field(entry, "shared_system_memory");

@@ -11,7 +11,10 @@
 
 namespace rocm_doctor::probe {
 
-namespace {
+// The COM interfaces live in a named namespace on purpose: in an anonymous one
+// GCC sees the whole (empty) class hierarchy and devirtualizes every call to
+// __cxa_pure_virtual ("pure virtual method called").
+namespace dxcore_abi {
 
 // The DXCore ABI as Microsoft documents it (dxcore_interface.h), declared
 // here: the doctor never includes Windows headers. On Linux the COM
@@ -66,6 +69,12 @@ struct AdapterFactory : Unknown {
   virtual HResult create_adapter_list(std::uint32_t count, const Guid* attributes, const Guid& iid,
                                       void** list) = 0;
 };
+
+}  // namespace dxcore_abi
+
+namespace {
+
+using namespace dxcore_abi;
 
 struct HardwareId {
   std::uint32_t vendor;

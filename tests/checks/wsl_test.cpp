@@ -35,7 +35,8 @@ TEST(WslParsers, Wsl1Kernel) {
 }
 
 TEST(WslParsers, SupportList) {
-  const std::vector<wsl::SupportRow> rows = {{"gfx1100", {"Radeon RX 7900 XTX"}}, {"gfx1201", {"Radeon RX 9070 XT"}}};
+  const std::vector<wsl::SupportRow> rows = {{"gfx1100", {"Radeon RX 7900 XTX"}, "6.1.3", ""},
+                                            {"gfx1201", {"Radeon RX 9070 XT"}, "6.4.1", ""}};
   EXPECT_EQ(wsl::supported_entry(rows, "gfx1100"), "gfx1100");
   EXPECT_EQ(wsl::supported_entry(rows, "gfx1030"), std::nullopt);
   EXPECT_EQ(wsl::supported_entry(rows, ""), std::nullopt);
@@ -200,11 +201,12 @@ TEST(WslParsers, AdaptersFromOddProbeAnswers) {
   EXPECT_NE(parse_wsl_adapters(nlohmann::json{{"status", "timeout"}}).unavailable.find("timeout"), std::string::npos);
   EXPECT_NE(parse_wsl_adapters(nlohmann::json("text")).unavailable, "");
   // Malformed fields are dropped, never guessed; the entry itself stays.
-  const auto parsed = parse_wsl_adapters(nlohmann::json{
-      {"status", "ok"},
-      {"result",
-       {{"adapters",
-         {{{"vendor_id", "0x1002"}, {"device_id", "zzz"}, {"dedicated_adapter_memory", -5}}, "not an object"}}}}}});
+  auto adapters = nlohmann::json::array();
+  adapters.push_back({{"vendor_id", "0x1002"}, {"device_id", "zzz"}, {"dedicated_adapter_memory", -5}});
+  adapters.push_back("not an object");
+  nlohmann::json outcome = {{"status", "ok"}, {"result", nlohmann::json::object()}};
+  outcome["result"]["adapters"] = adapters;
+  const auto parsed = parse_wsl_adapters(outcome);
   ASSERT_EQ(parsed.adapters.size(), 1U);
   EXPECT_TRUE(parsed.adapters[0].amd());
   EXPECT_EQ(parsed.adapters[0].device_id, std::nullopt);
