@@ -126,11 +126,12 @@ std::optional<Finding> gpu_finding(const GpuIdentity& gpu, const std::string& re
   if (row == data().supported.end()) {
     return make_finding("wsl.unsupported-gpu", Severity::error,
                         fmt::format("{} is not on ROCm-on-WSL's support list", label(gpu)))
-        .because("ROCm under WSL supports far fewer GPUs than native Linux (RDNA3/RDNA4 Radeon and a few "
-                 "Ryzen AI APUs): " +
-                 supported_names() +
-                 ". HSA_OVERRIDE_GFX_VERSION does not help: the WSL runtime finds no WDDM adapter it "
-                 "supports.")
+        .because(
+            "ROCm under WSL supports far fewer GPUs than native Linux (RDNA3/RDNA4 Radeon and a few "
+            "Ryzen AI APUs): " +
+            supported_names() +
+            ". HSA_OVERRIDE_GFX_VERSION does not help: the WSL runtime finds no WDDM adapter it "
+            "supports.")
         .with_evidence(gpu.source, gpu.gfx.empty() ? gpu.name : gpu.gfx)
         .with_fix(make_fix(kCheckId,
                            "Use a listed GPU, or run ROCm on native Linux (dual boot) where this GPU's "
@@ -196,11 +197,12 @@ std::vector<Finding> memory_findings(const CheckContext& ctx) {
     const auto usable = adapter.usable_memory();
     if (!adapter.amd() || !usable) continue;
     findings.push_back(
-        make_finding("wsl.gpu-memory", Severity::info,
-                     fmt::format("{}: {} a workload can use ({} dedicated + {} shared system memory)",
-                                 adapter.display_name(), gib(*usable),
-                                 gib(adapter.dedicated_memory.value_or(0) + adapter.dedicated_system_memory.value_or(0)),
-                                 gib(adapter.shared_memory.value_or(0))))
+        make_finding(
+            "wsl.gpu-memory", Severity::info,
+            fmt::format("{}: {} a workload can use ({} dedicated + {} shared system memory)", adapter.display_name(),
+                        gib(*usable),
+                        gib(adapter.dedicated_memory.value_or(0) + adapter.dedicated_system_memory.value_or(0)),
+                        gib(adapter.shared_memory.value_or(0))))
             .because("Windows reports the adapter's dedicated memory and the system memory it may share; a WSL "
                      "workload allocates from both, the shared part at system-memory speed and within the WSL VM's "
                      "memory limit (.wslconfig).")
@@ -217,8 +219,13 @@ class WslCheck final : public Check {
   std::string_view title() const override { return "ROCm on WSL2"; }
   int order() const override { return 16; }
   std::vector<std::string_view> finding_ids() const override {
-    return {"wsl.no-dxg", "wsl.runtime-missing", "wsl.unsupported-gpu", "wsl.windows-too-old",
-            "wsl.driver", "wsl.gpu-memory",      "wsl.ok"};
+    return {"wsl.no-dxg",
+            "wsl.runtime-missing",
+            "wsl.unsupported-gpu",
+            "wsl.windows-too-old",
+            "wsl.driver",
+            "wsl.gpu-memory",
+            "wsl.ok"};
   }
   std::vector<std::string_view> probes() const override { return {"hip", "dxcore", "wsl-interop"}; }
 

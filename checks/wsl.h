@@ -61,8 +61,8 @@ const Data& data();
 // What `HSA_ENABLE_DXG_DETECTION` does on a release: "" (the release finds the
 // WSL GPU), else why it does not. `release` empty: unknown.
 struct DxgVerdict {
-  bool blocks = false;     // the runtime will not look for the WSL GPU
-  bool certain = true;     // false when the release is unknown
+  bool blocks = false;  // the runtime will not look for the WSL GPU
+  bool certain = true;  // false when the release is unknown
   std::string reason;
 };
 DxgVerdict judge_dxg_variable(const std::optional<std::string>& value, std::string_view release,

@@ -65,9 +65,9 @@ Fix variable_fix(const Host& host, const std::string& value) {
   // Without HOME the shell expands it (a quoted '~/.bashrc' would name a folder '~').
   const auto home = host.env("HOME").value_or("");
   const auto bashrc = home.empty() ? std::string("\"$HOME\"/.bashrc") : shell_quote(home + "/.bashrc");
-  return make_fix(kCheckId,
-                  fmt::format("Set {}={} for every session (then open a new shell)", data().enable_variable, value),
-                  {fmt::format("echo {} >> {}", shell_quote("export " + data().enable_variable + "=" + value), bashrc)});
+  return make_fix(
+      kCheckId, fmt::format("Set {}={} for every session (then open a new shell)", data().enable_variable, value),
+      {fmt::format("echo {} >> {}", shell_quote("export " + data().enable_variable + "=" + value), bashrc)});
 }
 
 Finding dxcore_missing() {
@@ -88,8 +88,7 @@ std::optional<Finding> variable_finding(const CheckContext& ctx, const std::stri
   const auto& host = ctx.host();
   const auto value = host.env(data().enable_variable);
   const auto release = active_release(ctx);
-  const auto verdict =
-      judge_dxg_variable(value, release, data().dxg_required_before, data().dxg_disable_value);
+  const auto verdict = judge_dxg_variable(value, release, data().dxg_required_before, data().dxg_disable_value);
   const auto shown = value ? "'" + *value + "'" : std::string("unset");
   if (!verdict.blocks) {
     ok_evidence.push_back({library, "present"});
@@ -99,10 +98,10 @@ std::optional<Finding> variable_finding(const CheckContext& ctx, const std::stri
   const bool disabled = value && *value == data().dxg_disable_value;
   auto finding =
       make_finding("wsl.runtime-missing", verdict.certain ? Severity::error : Severity::warning,
-                   disabled ? fmt::format("{}={} turns off the WSL GPU path of librocdxg", data().enable_variable,
-                                          *value)
-                            : fmt::format("librocdxg is installed but {} is not set to 1{}", data().enable_variable,
-                                          release.empty() ? "" : " (ROCm " + release + ")"))
+                   disabled
+                       ? fmt::format("{}={} turns off the WSL GPU path of librocdxg", data().enable_variable, *value)
+                       : fmt::format("librocdxg is installed but {} is not set to 1{}", data().enable_variable,
+                                     release.empty() ? "" : " (ROCm " + release + ")"))
           .because(verdict.reason +
                    " Without the WSL path the runtime looks for /dev/kfd, which WSL does not have, and rocminfo "
                    "fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES or 'No WDDM adapters found'.")
@@ -143,8 +142,10 @@ DxgVerdict judge_dxg_variable(const std::optional<std::string>& value, std::stri
                 " look for the WSL GPU through librocdxg only when this variable is 1 (newer ones by default)."};
   }
   return {true, true,
-          "ROCm " + std::string(release) + " looks for the WSL GPU through librocdxg only when this variable is 1 "
-              "(on by default only from ROCm " + cutoff + ")."};
+          "ROCm " + std::string(release) +
+              " looks for the WSL GPU through librocdxg only when this variable is 1 "
+              "(on by default only from ROCm " +
+              cutoff + ")."};
 }
 
 std::optional<Finding> runtime_finding(const CheckContext& ctx, std::vector<Evidence>& ok_evidence) {

@@ -94,8 +94,8 @@ std::optional<Finding> old_windows(const WindowsVersion& windows, unsigned build
 }
 
 std::optional<Finding> old_kernel(const std::string& kernel) {
-  const bool inbox = std::find(data().inbox_kernels.begin(), data().inbox_kernels.end(), kernel) !=
-                     data().inbox_kernels.end();
+  const bool inbox =
+      std::find(data().inbox_kernels.begin(), data().inbox_kernels.end(), kernel) != data().inbox_kernels.end();
   if (inbox) {
     return make_finding("wsl.windows-too-old", Severity::error,
                         fmt::format("WSL kernel {} is the inbox kernel of Windows 10: ROCm on WSL needs {}", kernel,

@@ -42,8 +42,10 @@ WslAdapter parse_adapter(const nlohmann::json& entry) {
   adapter.subsystem_vendor_id = hex_field(entry, "subsystem_vendor_id");
   adapter.subsystem_device_id = hex_field(entry, "subsystem_device_id");
   adapter.revision = hex_field(entry, "revision_id");
-  if (const auto it = entry.find("description"); it != entry.end() && it->is_string()) adapter.description = it->get<std::string>();
-  if (const auto it = entry.find("driver_version"); it != entry.end() && it->is_string()) adapter.driver_version = it->get<std::string>();
+  if (const auto it = entry.find("description"); it != entry.end() && it->is_string())
+    adapter.description = it->get<std::string>();
+  if (const auto it = entry.find("driver_version"); it != entry.end() && it->is_string())
+    adapter.driver_version = it->get<std::string>();
   adapter.dedicated_memory = bytes_field(entry, "dedicated_adapter_memory");
   adapter.dedicated_system_memory = bytes_field(entry, "dedicated_system_memory");
   adapter.shared_memory = bytes_field(entry, "shared_system_memory");
@@ -138,8 +140,8 @@ nlohmann::ordered_json WslAdapters::gpu_rows() const {
     row["vram_total_bytes"] = optional_json(adapter.dedicated_memory);
     row["wsl"] = true;
     row["windows_adapter_index"] = adapter.index;
-    row["windows_driver_version"] =
-        adapter.driver_version.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(adapter.driver_version);
+    row["windows_driver_version"] = adapter.driver_version.empty() ? nlohmann::ordered_json(nullptr)
+                                                                   : nlohmann::ordered_json(adapter.driver_version);
     row["shared_memory_bytes"] = optional_json(adapter.shared_memory);
     row["usable_memory_bytes"] = optional_json(adapter.usable_memory());
     rows.push_back(std::move(row));

@@ -66,8 +66,7 @@ struct AdapterList : Unknown {
 };
 
 struct AdapterFactory : Unknown {
-  virtual HResult create_adapter_list(std::uint32_t count, const Guid* attributes, const Guid& iid,
-                                      void** list) = 0;
+  virtual HResult create_adapter_list(std::uint32_t count, const Guid* attributes, const Guid& iid, void** list) = 0;
 };
 
 }  // namespace dxcore_abi
@@ -143,10 +142,9 @@ nlohmann::json describe_adapter(Adapter& adapter, std::uint32_t index) {
   if (read_property(adapter, Property::driver_version, version)) {
     entry["driver_version"] = windows_driver_version_text(version);
   }
-  const std::pair<Property, const char*> sizes[] = {
-      {Property::dedicated_adapter_memory, "dedicated_adapter_memory"},
-      {Property::dedicated_system_memory, "dedicated_system_memory"},
-      {Property::shared_system_memory, "shared_system_memory"}};
+  const std::pair<Property, const char*> sizes[] = {{Property::dedicated_adapter_memory, "dedicated_adapter_memory"},
+                                                    {Property::dedicated_system_memory, "dedicated_system_memory"},
+                                                    {Property::shared_system_memory, "shared_system_memory"}};
   for (const auto& [property, key] : sizes) {
     std::uint64_t bytes = 0;
     if (read_property(adapter, property, bytes)) entry[key] = bytes;

@@ -126,7 +126,7 @@ ProbeRunner::ProbeRunner(ProbeRunnerOptions options)
       child.timeout = options_.python_timeout;
     }
     const auto timeout = child.timeout;
-    auto cancel = cancel_;  // keeps the flag alive as long as the thread
+    auto cancel = cancel_;        // keeps the flag alive as long as the thread
     if (name == "wsl-interop") {  // Windows programs, run straight from here: no library to isolate
       futures_.emplace(name, std::async(std::launch::async, [timeout, cancel] {
                                return run_wsl_interop_probe(timeout, cancel.get());

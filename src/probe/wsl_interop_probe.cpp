@@ -5,9 +5,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "embedded_data.h"
 #include "probe/child_process.h"
@@ -47,8 +46,8 @@ bool looks_utf16le(std::string_view bytes) {
   return zeros * 2 >= bytes.size() / 2;  // at least half the odd bytes are NUL: ASCII-heavy UTF-16LE
 }
 
-nlohmann::json run_command(const std::string& program, std::vector<std::string> argv,
-                           std::chrono::milliseconds timeout, const std::atomic<bool>* cancel) {
+nlohmann::json run_command(const std::string& program, std::vector<std::string> argv, std::chrono::milliseconds timeout,
+                           const std::atomic<bool>* cancel) {
   nlohmann::json entry = {{"command", argv}};
   if (program.empty()) {
     entry["status"] = "not-found";
@@ -94,10 +93,10 @@ bool wsl_interop_enabled(const Host& host) {
 
 std::string decode_windows_output(std::string_view bytes) {
   if (!looks_utf16le(bytes)) return std::string(bytes);
-  std::size_t start = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0xff &&
-                              static_cast<unsigned char>(bytes[1]) == 0xfe
-                          ? 2
-                          : 0;
+  std::size_t start =
+      bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0xff && static_cast<unsigned char>(bytes[1]) == 0xfe
+          ? 2
+          : 0;
   std::string out;
   for (std::size_t i = start; i + 1 < bytes.size(); i += 2) {
     std::uint32_t unit = static_cast<unsigned char>(bytes[i]) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
@@ -139,13 +138,10 @@ nlohmann::json run_wsl_interop_probe(std::chrono::milliseconds timeout, const st
   const auto folder = interop_data().at("windows_folder").get<std::string>();
   nlohmann::json result;
   result["cmd_ver"] =
-      run_command(find_windows_program("cmd.exe", path_variable, folder), {"cmd.exe", "/c", "ver"},
-                  timeout, cancel);
+      run_command(find_windows_program("cmd.exe", path_variable, folder), {"cmd.exe", "/c", "ver"}, timeout, cancel);
   result["wsl_version"] =
-      run_command(find_windows_program("wsl.exe", path_variable, folder), {"wsl.exe", "--version"},
-                  timeout, cancel);
-  const auto elapsed =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - begin);
+      run_command(find_windows_program("wsl.exe", path_variable, folder), {"wsl.exe", "--version"}, timeout, cancel);
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - begin);
   return {{"status", "ok"}, {"elapsed_ms", elapsed.count()}, {"result", std::move(result)}};
 }
 

@@ -36,7 +36,7 @@ TEST(WslParsers, Wsl1Kernel) {
 
 TEST(WslParsers, SupportList) {
   const std::vector<wsl::SupportRow> rows = {{"gfx1100", {"Radeon RX 7900 XTX"}, "6.1.3", ""},
-                                            {"gfx1201", {"Radeon RX 9070 XT"}, "6.4.1", ""}};
+                                             {"gfx1201", {"Radeon RX 9070 XT"}, "6.4.1", ""}};
   EXPECT_EQ(wsl::supported_entry(rows, "gfx1100"), "gfx1100");
   EXPECT_EQ(wsl::supported_entry(rows, "gfx1030"), std::nullopt);
   EXPECT_EQ(wsl::supported_entry(rows, ""), std::nullopt);
@@ -155,8 +155,9 @@ TEST(WslParsers, WslVersionByPosition) {
   EXPECT_EQ(english.wsl, "2.6.1.0");
   EXPECT_EQ(english.kernel, "6.6.87.2-1");
   EXPECT_EQ(english.windows, "10.0.26100.6899");
-  const auto chinese = wsl::parse_wsl_version("WSL \xe7\x89\x88\xe6\x9c\xac: 2.6.3.0\r\n"
-                                              "\xe5\x86\x85\xe6\xa0\xb8\xe7\x89\x88\xe6\x9c\xac\xef\xbc\x9a 6.6.87.2-1\r\n");
+  const auto chinese = wsl::parse_wsl_version(
+      "WSL \xe7\x89\x88\xe6\x9c\xac: 2.6.3.0\r\n"
+      "\xe5\x86\x85\xe6\xa0\xb8\xe7\x89\x88\xe6\x9c\xac\xef\xbc\x9a 6.6.87.2-1\r\n");
   EXPECT_EQ(chinese.wsl, "2.6.3.0");
   EXPECT_EQ(chinese.kernel, "6.6.87.2-1");
   const auto garbage = wsl::parse_wsl_version("Invalid command line option: --version\nUsage: wsl.exe [Argument]\n");
@@ -171,7 +172,7 @@ TEST(WslParsers, DxgVariableByRelease) {
     bool blocks;
     bool certain;
   } cases[] = {
-      {std::nullopt, "7.2.1", true, true},   // before 7.13 it must be 1
+      {std::nullopt, "7.2.1", true, true},  // before 7.13 it must be 1
       {"1", "7.2.1", false, true},
       {"true", "7.2.0", true, true},
       {std::nullopt, "7.13.0", false, true},  // on by default (rocm-systems PR #3863)
@@ -189,7 +190,11 @@ TEST(WslParsers, DxgVariableByRelease) {
 }
 
 TEST(WslParsers, WindowsOutputDecoding) {
-  const std::string utf16("W\0S\0L\0 \0\x48\x72:\0 \0" "2\0.\0" "6\0\n\0", 22);
+  const std::string utf16(
+      "W\0S\0L\0 \0\x48\x72:\0 \0"
+      "2\0.\0"
+      "6\0\n\0",
+      22);
   EXPECT_EQ(probe::decode_windows_output(utf16), "WSL \xe7\x89\x88: 2.6\n");
   EXPECT_EQ(probe::decode_windows_output(std::string("\xff\xfeO\0K\0", 6)), "OK");
   EXPECT_EQ(probe::decode_windows_output("plain UTF-8"), "plain UTF-8");

@@ -34,7 +34,9 @@ struct Guid {
   std::uint8_t d[8];
 };
 
-bool same(const Guid& x, std::uint32_t first) { return x.a == first; }
+bool same(const Guid& x, std::uint32_t first) {
+  return x.a == first;
+}
 constexpr std::uint32_t kFactory = 0x78ee5945;
 constexpr std::uint32_t kList = 0x526c7776;
 constexpr std::uint32_t kAdapter = 0xf0db4c7f;
@@ -48,8 +50,7 @@ struct FakeAdapter {
 constexpr std::uint64_t kGiB = 1ULL << 30;
 constexpr FakeAdapter kAdapters[] = {
     {"AMD Radeon RX 9070 XT", 0x1002, 0x7550, 0x2410, 0x1002, 0xc0,
-     (32ULL << 48) | (0ULL << 32) | (21013ULL << 16) | 1000ULL, 16 * kGiB - (80ULL << 20), 0, 16 * kGiB, true,
-     false},
+     (32ULL << 48) | (0ULL << 32) | (21013ULL << 16) | 1000ULL, 16 * kGiB - (80ULL << 20), 0, 16 * kGiB, true, false},
     {"Microsoft Basic Render Driver", 0x1414, 0x008c, 0x0000, 0x0000, 0x00,
      (10ULL << 48) | (0ULL << 32) | (26100ULL << 16) | 1ULL, 0, 0, 16 * kGiB, false, false},
 };

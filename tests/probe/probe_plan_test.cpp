@@ -83,7 +83,8 @@ TEST(ProbePlan, TheWindowsSideOnlyUnderWsl2) {
     return machine;
   };
   const auto on = wsl("enabled");
-  EXPECT_EQ(planned_probes(ProbeLevel::standard, checks({"wsl"}), **on, false), (Names{"hip", "dxcore", "wsl-interop"}));
+  EXPECT_EQ(planned_probes(ProbeLevel::standard, checks({"wsl"}), **on, false),
+            (Names{"hip", "dxcore", "wsl-interop"}));
   EXPECT_EQ(planned_probes(ProbeLevel::standard, checks({"wsl"}), **on, true), (Names{"hip"}));
   EXPECT_TRUE(planned_probes(ProbeLevel::quick, checks({"wsl"}), **on, false).empty());
   const auto off = wsl("disabled");

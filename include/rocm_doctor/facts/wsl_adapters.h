@@ -22,8 +22,8 @@ struct WslAdapter {
   std::optional<std::uint32_t> subsystem_vendor_id;
   std::optional<std::uint32_t> subsystem_device_id;
   std::optional<std::uint32_t> revision;
-  std::string description;     // the Windows driver's adapter name
-  std::string driver_version;  // Windows (WDDM) driver version, "32.0.21013.1000"
+  std::string description;                               // the Windows driver's adapter name
+  std::string driver_version;                            // Windows (WDDM) driver version, "32.0.21013.1000"
   std::optional<std::uint64_t> dedicated_memory;         // DedicatedAdapterMemory (VRAM)
   std::optional<std::uint64_t> dedicated_system_memory;  // DedicatedSystemMemory (carve-out)
   std::optional<std::uint64_t> shared_memory;            // SharedSystemMemory
