@@ -12,13 +12,16 @@
 namespace rocm_doctor::testing {
 namespace {
 
+#ifdef ROCM_DOCTOR_SANITIZED
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
 using namespace std::chrono_literals;
 
-#ifdef ROCM_DOCTOR_SANITIZED
-constexpr auto kTimeout = 10s;
-#else
-constexpr auto kTimeout = 2s;
-#endif
+// The child's time limit: an instrumented (ASan) doctor starts more slowly.
+constexpr std::chrono::seconds kTimeout{kSanitizedBuild ? 10 : 2};
 
 nlohmann::json run_dxcore(const std::string& behaviour) {
   probe::ProbeRunnerOptions options;

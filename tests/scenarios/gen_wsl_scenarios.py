@@ -236,13 +236,17 @@ until `export HSA_ENABLE_DXG_DETECTION=1`; AMD: the variable pairs with releases
 unslothai/unsloth#9729 (still needed on 7.2.1). Transcribed: the GPU, the release, the variable."""
 
 
-def dxg72(value):
+def dxg_machine(rocm, value, device, description, driver):
     env = {} if value is None else {"HSA_ENABLE_DXG_DETECTION": value}
-    m = machine("6.6.87.2-microsoft-standard-WSL2", "7.2.1", "librocdxg", env=env)
-    m["probes"]["dxcore"] = dxcore(adapter(0, "0x747e", "0xc8", "AMD Radeon RX 7800 XT", 16 * GiB - (90 << 20),
-                                           16 * GiB, driver="32.0.22029.1019"))
+    m = machine("6.6.87.2-microsoft-standard-WSL2", rocm, "librocdxg", env=env)
+    m["probes"]["dxcore"] = dxcore(adapter(0, device[0], device[1], description, 16 * GiB - (device[2] << 20),
+                                           16 * GiB, driver=driver))
     m["probes"]["wsl-interop"] = interop(VER_26100, WSL_VERSION_5535)
     return m
+
+
+def dxg72(value):
+    return dxg_machine("7.2.1", value, ("0x747e", "0xc8", 90), "AMD Radeon RX 7800 XT", "32.0.22029.1019")
 
 
 def gen_dxg():
@@ -265,12 +269,7 @@ in the environment. The healthy twin leaves it unset, which before this issue th
 
 
 def dxg714(value):
-    env = {} if value is None else {"HSA_ENABLE_DXG_DETECTION": value}
-    m = machine("6.6.87.2-microsoft-standard-WSL2", "7.14.0", "librocdxg", env=env)
-    m["probes"]["dxcore"] = dxcore(adapter(0, "0x7550", "0xc0", "AMD Radeon RX 9070 XT", 16 * GiB - (80 << 20),
-                                           16 * GiB, driver="32.0.23017.1001"))
-    m["probes"]["wsl-interop"] = interop(VER_26100, WSL_VERSION_5535)
-    return m
+    return dxg_machine("7.14.0", value, ("0x7550", "0xc0", 80), "AMD Radeon RX 9070 XT", "32.0.23017.1001")
 
 
 def gen_dxg714():
