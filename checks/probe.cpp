@@ -86,7 +86,7 @@ class ProbeCheck final : public Check {
   std::vector<std::string_view> finding_ids() const override {
     return {"probe.crashed", "probe.timeout", "probe.invalid-output", "probe.exec-failed", "probe.ok"};
   }
-  std::vector<std::string_view> probes() const override { return {"hip", "smi"}; }
+  std::vector<std::string_view> probes() const override { return {"hip", "smi", "dxcore"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     std::vector<Finding> findings;

@@ -14,7 +14,7 @@ namespace rocm_doctor::probe_support {
 
 // The probes the doctor runs, in report order.
 inline const std::vector<std::string>& probe_names() {
-  static const std::vector<std::string> names = {"hip", "smi"};
+  static const std::vector<std::string> names = {"hip", "smi", "dxcore"};
   return names;
 }
 

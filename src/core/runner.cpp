@@ -12,6 +12,7 @@
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/job_gpus.h"
 #include "rocm_doctor/facts/rocm_installs.h"
+#include "rocm_doctor/facts/wsl_adapters.h"
 #include "rocm_doctor/policy.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
@@ -170,6 +171,13 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
     }
   } catch (const std::exception& error) {
     spdlog::error("GPU inventory failed: {}", error.what());
+  }
+  // Under WSL the Windows adapters the wsl check read (DXCore): rows marked `wsl: true`.
+  if (const auto* wsl = ctx.computed_fact<WslAdapters>(); wsl && !wsl->gpu_rows().empty()) {
+    auto rows = wsl->gpu_rows();
+    auto& gpus = report.sections["gpus"];
+    if (!gpus.is_array()) gpus = nlohmann::ordered_json::array();
+    for (auto& row : rows) gpus.push_back(std::move(row));
   }
   // The GPUs this job may use, when a check looked (the job check): docs/report-format.md#job.
   if (const auto* job = ctx.computed_fact<JobGpus>(); job && (job->job || job->confined())) {

@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "probe/dxcore_probe.h"
 #include "probe/hip_probe.h"
 #include "probe/probe_steps.h"
 #include "probe/python_probe.h"
 #include "probe/smi_probe.h"
+#include "probe/wsl_interop_probe.h"
 
 namespace rocm_doctor::probe {
 
@@ -36,7 +38,7 @@ std::optional<ProbeLevel> parse_probe_level(std::string_view text) {
 
 std::vector<std::string> probe_names(ProbeLevel level) {
   if (level == ProbeLevel::quick) return {};
-  return {"hip", "smi", "python"};
+  return {"hip", "smi", "python", "dxcore", "wsl-interop"};
 }
 
 bool has_gpu_driver_interface(const Host& host) {
@@ -54,6 +56,9 @@ std::vector<std::string> planned_probes(ProbeLevel level, const std::vector<cons
   for (auto& name : probe_names(level)) {
     if (!read.contains(name)) continue;
     if ((name == "hip" || name == "smi") && !runtime_useful) continue;
+    // The Windows side of WSL: only under WSL2 (/dev/dxg), never for an image build.
+    if (name == "dxcore" && (image_mode || !host.exists("/dev/dxg"))) continue;
+    if (name == "wsl-interop" && (image_mode || !wsl_interop_enabled(host))) continue;
     planned.push_back(std::move(name));
   }
   return planned;
@@ -121,7 +126,13 @@ ProbeRunner::ProbeRunner(ProbeRunnerOptions options)
       child.timeout = options_.python_timeout;
     }
     const auto timeout = child.timeout;
-    auto cancel = cancel_;  // keeps the flag alive as long as the thread
+    auto cancel = cancel_;        // keeps the flag alive as long as the thread
+    if (name == "wsl-interop") {  // Windows programs, run straight from here: no library to isolate
+      futures_.emplace(name, std::async(std::launch::async, [timeout, cancel] {
+                               return run_wsl_interop_probe(timeout, cancel.get());
+                             }).share());
+      continue;
+    }
     auto run = [argv, child, timeout, cancel, name] {
       spdlog::debug("probe {}: started", name);
       auto outcome = probe_outcome(run_child(argv, child), timeout);
@@ -180,6 +191,8 @@ int probe_child_main(int argc, char** argv) {
     result = run_hip_probe(options);
   } else if (name == "smi") {
     result = run_smi_probe();
+  } else if (name == "dxcore") {
+    result = run_dxcore_probe();
   } else {
     result = {{"error", "unknown probe '" + name + "'"}};
   }

@@ -28,7 +28,8 @@ inline constexpr std::string_view kProbeArgument = "__probe";
 enum class ProbeLevel { quick, standard, full };
 std::optional<ProbeLevel> parse_probe_level(std::string_view text);
 
-// The probes a level runs: quick none, standard {hip, smi, python}, full the same plus the HIP smoke test.
+// The probes a level runs: quick none, standard {hip, smi, python, dxcore, wsl-interop}, full the same plus
+// the HIP smoke test.
 std::vector<std::string> probe_names(ProbeLevel level);
 // The argv of a probe child.
 std::vector<std::string> probe_command(const std::string& executable, const std::string& name, ProbeLevel level);
@@ -44,7 +45,8 @@ bool has_gpu_driver_interface(const Host& host);
 // `checks` reads (Check::probes()). At `standard`, the hip and smi probes only
 // when the machine has a GPU driver interface, or an image is checked: without
 // one, loading the runtime can only report that no GPU exists, which the driver
-// check already says without spending ~100 ms in a child.
+// check already says without spending ~100 ms in a child. dxcore only under
+// WSL2 (/dev/dxg), wsl-interop only when WSL interop is on; neither for --image.
 std::vector<std::string> planned_probes(ProbeLevel level, const std::vector<const Check*>& checks, const Host& host,
                                         bool image_mode);
 

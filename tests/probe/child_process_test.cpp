@@ -221,7 +221,8 @@ TEST(ProbeOutcome, FindsTheLastStepInStderr) {
 
 TEST(ProbeLevels, QuickLoadsNothingAndFullAddsTheSmokeTest) {
   EXPECT_TRUE(probe_names(ProbeLevel::quick).empty());
-  EXPECT_EQ(probe_names(ProbeLevel::standard), (std::vector<std::string>{"hip", "smi", "python"}));
+  EXPECT_EQ(probe_names(ProbeLevel::standard),
+            (std::vector<std::string>{"hip", "smi", "python", "dxcore", "wsl-interop"}));
   EXPECT_EQ(probe_command("/x", "hip", ProbeLevel::standard), (std::vector<std::string>{"/x", "__probe", "hip"}));
   EXPECT_EQ(probe_command("/x", "hip", ProbeLevel::full),
             (std::vector<std::string>{"/x", "__probe", "hip", "--smoke"}));

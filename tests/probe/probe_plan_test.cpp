@@ -71,5 +71,29 @@ TEST(ProbePlan, AnyGpuDriverInterfaceCounts) {
   }
 }
 
+// Under WSL2 the Windows side: dxcore where /dev/dxg is, wsl-interop only while interop is on,
+// neither for an image build.
+TEST(ProbePlan, TheWindowsSideOnlyUnderWsl2) {
+  const auto wsl = [](const char* interop) {
+    auto machine = std::make_unique<Machine>("dxg");
+    if (interop != nullptr) {
+      machine->builder.file("/proc/sys/fs/binfmt_misc/WSLInterop", std::string(interop) + "\ninterpreter /init\n");
+    }
+    machine->host = machine->builder.open();
+    return machine;
+  };
+  const auto on = wsl("enabled");
+  EXPECT_EQ(planned_probes(ProbeLevel::standard, checks({"wsl"}), **on, false),
+            (Names{"hip", "dxcore", "wsl-interop"}));
+  EXPECT_EQ(planned_probes(ProbeLevel::standard, checks({"wsl"}), **on, true), (Names{"hip"}));
+  EXPECT_TRUE(planned_probes(ProbeLevel::quick, checks({"wsl"}), **on, false).empty());
+  const auto off = wsl("disabled");
+  EXPECT_EQ(planned_probes(ProbeLevel::standard, checks({"wsl"}), **off, false), (Names{"hip", "dxcore"}));
+  const auto absent = wsl(nullptr);
+  EXPECT_EQ(planned_probes(ProbeLevel::standard, checks({"wsl"}), **absent, false), (Names{"hip", "dxcore"}));
+  const Machine native("kfd");
+  EXPECT_EQ(planned_probes(ProbeLevel::standard, checks({"wsl"}), *native, false), (Names{"hip"}));
+}
+
 }  // namespace
 }  // namespace rocm_doctor::testing
