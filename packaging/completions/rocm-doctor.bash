@@ -6,6 +6,7 @@ _rocm_doctor() {
   case "$prev" in
     --replay|capture|--plugin-dir|--knowledge) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -o|--output|--fix-script|--archive|--policy|--python|--log) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --baseline) COMPREPLY=($(compgen -W "auto" -- "$cur") $(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "text json markdown junit prometheus npd html" -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W "error warning" -- "$cur")); return ;;
     --level) COMPREPLY=($(compgen -W "quick standard full" -- "$cur")); return ;;
@@ -19,7 +20,7 @@ _rocm_doctor() {
     COMPREPLY=($(compgen -f -- "$cur")); return
   fi
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --knowledge --policy --level --probe-timeout --python --symptom --log --dry-run --yes -y --version --help -h" -- "$cur"))
+    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --knowledge --policy --level --probe-timeout --python --symptom --log --dry-run --yes -y --baseline --version --help -h" -- "$cur"))
   else
     COMPREPLY=($(compgen -W "check capture explain diff fleet fix knowledge targets why run" -- "$cur"))
   fi
