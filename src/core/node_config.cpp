@@ -27,8 +27,10 @@ const BaselineData& baseline_data() {
   static const BaselineData parsed = [] {
     const auto json = nlohmann::json::parse(embedded::data_fleet_baseline());
     BaselineData data;
-    for (const auto& name : json.at("per_node_cmdline_parameters")) data.per_node_parameters.insert(name.get<std::string>());
-    for (const auto& entry : json.at("key_environment")) data.key_environment.push_back(entry.at("name").get<std::string>());
+    for (const auto& name : json.at("per_node_cmdline_parameters"))
+      data.per_node_parameters.insert(name.get<std::string>());
+    for (const auto& entry : json.at("key_environment"))
+      data.key_environment.push_back(entry.at("name").get<std::string>());
     return data;
   }();
   return parsed;

@@ -118,14 +118,16 @@ void node_config_metrics(Writer& w, const Report& report) {
       if (block->is_string()) ++firmware[{name, block.key(), block->get<std::string>()}];
     const auto pcie = gpu.value("pcie", nlohmann::ordered_json::object());
     if (pcie.is_object() && !text(pcie, "current_link_width").empty())
-      ++links[{name, link_speed_label(text(pcie, "current_link_speed")), link_width_label(text(pcie, "current_link_width"))}];
+      ++links[{name, link_speed_label(text(pcie, "current_link_speed")),
+               link_width_label(text(pcie, "current_link_width"))}];
   }
   if (!firmware.empty()) w.family("rocm_doctor_gpu_firmware", "gauge", "GPUs of a model running a firmware version.");
   for (const auto& [key, count] : firmware) {
     const auto& [name, component, version] = key;
     w.sample("rocm_doctor_gpu_firmware", {{"name", name}, {"component", component}, {"version", version}}, count);
   }
-  if (!links.empty()) w.family("rocm_doctor_gpu_pcie_links", "gauge", "GPUs of a model whose PCIe link runs at a speed and width.");
+  if (!links.empty())
+    w.family("rocm_doctor_gpu_pcie_links", "gauge", "GPUs of a model whose PCIe link runs at a speed and width.");
   for (const auto& [key, count] : links) {
     const auto& [name, speed, width] = key;
     w.sample("rocm_doctor_gpu_pcie_links", {{"name", name}, {"speed", speed}, {"width", width}}, count);

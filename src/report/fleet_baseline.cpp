@@ -127,7 +127,8 @@ std::string list_delta(const std::string& value, const std::string& baseline) {
       added.push_back(words_text(words));
     } else if (it->second != words) {
       std::vector<std::string> values;
-      for (const auto& word : it->second) values.push_back(word.size() > key.size() ? word.substr(key.size() + 1) : word);
+      for (const auto& word : it->second)
+        values.push_back(word.size() > key.size() ? word.substr(key.size() + 1) : word);
       changed.push_back(words_text(words) + " instead of " + join(values, " "));
     }
   }
@@ -163,15 +164,17 @@ std::vector<std::string> list_words(const std::string& value) {
 
 std::string_view attribute_key(Attribute attribute) {
   static constexpr std::array<std::string_view, kAttributeCount> kKeys = {
-      "amdgpu",     "rocm",       "kernel",         "firmware",   "partition_mode",
-      "gpu_count",  "pcie_width", "pcie_speed",     "kernel_cmdline", "environment"};
+      "amdgpu",    "rocm",       "kernel",     "firmware",       "partition_mode",
+      "gpu_count", "pcie_width", "pcie_speed", "kernel_cmdline", "environment"};
   return kKeys[static_cast<std::size_t>(attribute)];
 }
 
 std::string_view attribute_label(Attribute attribute) {
   static constexpr std::array<std::string_view, kAttributeCount> kLabels = {
-      "amdgpu",    "ROCm",       "kernel",     "firmware",           "partition mode",
-      "GPU count", "PCIe width", "PCIe speed", "kernel command line", "environment"};
+      "amdgpu",     "ROCm",           "kernel",
+      "firmware",   "partition mode", "GPU count",
+      "PCIe width", "PCIe speed",     "kernel command line",
+      "environment"};
   return kLabels[static_cast<std::size_t>(attribute)];
 }
 
@@ -284,8 +287,7 @@ void FleetDrift::add(const NodeProfile& profile, const HostSample& hosts) {
   }
 }
 
-void FleetDrift::add_difference(Attribute attribute, const std::optional<std::string>& value,
-                                const HostSample& hosts) {
+void FleetDrift::add_difference(Attribute attribute, const std::optional<std::string>& value, const HostSample& hosts) {
   auto key = std::make_pair(attribute, value);
   if (const auto it = differences_.find(key); it != differences_.end()) {
     it->second.merge(hosts);

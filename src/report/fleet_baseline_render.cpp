@@ -77,8 +77,9 @@ std::string render_baseline_text(const FleetDrift& drift, const BaselineSource& 
 }
 
 std::string render_baseline_markdown(const FleetDrift& drift, const BaselineSource& source) {
-  std::string out = fmt::format("### Nodes that differ from the baseline\n\nBaseline: {}.\n\n| Attribute | Baseline |\n|---|---|\n",
-                                markdown_cell(source_text(source)));
+  std::string out =
+      fmt::format("### Nodes that differ from the baseline\n\nBaseline: {}.\n\n| Attribute | Baseline |\n|---|---|\n",
+                  markdown_cell(source_text(source)));
   for (std::size_t i = 0; i < kAttributeCount; ++i)
     out += fmt::format("| {} | {} |\n", attribute_label(attribute_at(i)),
                        markdown_cell(baseline_value(attribute_at(i), drift.baseline()[i])));
@@ -86,11 +87,11 @@ std::string render_baseline_markdown(const FleetDrift& drift, const BaselineSour
   if (drift.differences().empty()) return out + "\n";
   out += "\n| Difference | Nodes | Hosts |\n|---|---|---|\n";
   for (const auto& difference : drift.differences()) {
-    out += fmt::format("| {} | {} | {} |\n",
-                       markdown_cell(describe_difference(
-                           difference.attribute, difference.value,
-                           drift.baseline()[static_cast<std::size_t>(difference.attribute)])),
-                       difference.nodes.count(), markdown_cell(host_list(difference.nodes)));
+    out += fmt::format(
+        "| {} | {} | {} |\n",
+        markdown_cell(describe_difference(difference.attribute, difference.value,
+                                          drift.baseline()[static_cast<std::size_t>(difference.attribute)])),
+        difference.nodes.count(), markdown_cell(host_list(difference.nodes)));
   }
   if (drift.other_differences() > 0)
     out += fmt::format("\nand {} differences more (too many distinct values to list)\n", drift.other_differences());

@@ -59,7 +59,8 @@ void HostSample::merge(const HostSample& other) {
 std::string host_list(const HostSample& sample) {
   std::string out;
   for (const auto& host : sample.hosts()) out += (out.empty() ? "" : ", ") + host;
-  if (sample.count() > sample.hosts().size()) out += " and " + std::to_string(sample.count() - sample.hosts().size()) + " more";
+  if (sample.count() > sample.hosts().size())
+    out += " and " + std::to_string(sample.count() - sample.hosts().size()) + " more";
   return out;
 }
 

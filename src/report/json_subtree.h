@@ -26,9 +26,7 @@ class JsonSubtree {
     place(std::move(value));
     if (open_.empty()) active_ = false;  // the kept value was a scalar
   }
-  void open(bool is_object) {
-    open_.push_back(&place(is_object ? nlohmann::json::object() : nlohmann::json::array()));
-  }
+  void open(bool is_object) { open_.push_back(&place(is_object ? nlohmann::json::object() : nlohmann::json::array())); }
   void close() {
     open_.pop_back();
     if (open_.empty()) active_ = false;

@@ -18,23 +18,21 @@ namespace {
 // firmware is transcribed from rocm-smi's listing of an MI250 (card5) in wandb/wandb#5449.
 std::string report_text(const std::string& host, const std::string& amdgpu, const std::string& cmdline,
                         const std::string& smc, const std::string& width) {
-  const nlohmann::json gpu = {
-      {"pci_address", "0000:03:00.0"},
-      {"name", "AMD Instinct MI250"},
-      {"vbios_version", "113-D65201-046"},
-      {"firmware", {{"mec", "63"}, {"sdma", "8"}, {"smc", smc}, {"sos", "0x00270080"}}},
-      {"pcie",
-       {{"current_link_speed", "16.0 GT/s PCIe"},
-        {"current_link_width", width},
-        {"max_link_speed", "16.0 GT/s PCIe"},
-        {"max_link_width", "16"}}}};
+  const nlohmann::json gpu = {{"pci_address", "0000:03:00.0"},
+                              {"name", "AMD Instinct MI250"},
+                              {"vbios_version", "113-D65201-046"},
+                              {"firmware", {{"mec", "63"}, {"sdma", "8"}, {"smc", smc}, {"sos", "0x00270080"}}},
+                              {"pcie",
+                               {{"current_link_speed", "16.0 GT/s PCIe"},
+                                {"current_link_width", width},
+                                {"max_link_speed", "16.0 GT/s PCIe"},
+                                {"max_link_width", "16"}}}};
   const nlohmann::json report = {
       {"schema", "rocm-doctor/report"},
       {"host", {{"hostname", host}, {"kernel", "5.15.0-119-generic"}}},
       {"versions", {{"rocm", "6.2.4"}, {"amdgpu", amdgpu}}},
       {"gpus", {{{"pci_address", "0000:03:00.0"}, {"name", "AMD Instinct MI250"}, {"gfx", "gfx90a"}}}},
-      {"node_config",
-       {{"kernel_cmdline", cmdline}, {"environment", {{"HSA_XNACK", "1"}}}, {"gpus", {gpu, gpu}}}}};
+      {"node_config", {{"kernel_cmdline", cmdline}, {"environment", {{"HSA_XNACK", "1"}}}, {"gpus", {gpu, gpu}}}}};
   return report.dump();
 }
 
@@ -80,9 +78,9 @@ TEST(FleetBaseline, ProfileOfAReport) {
   EXPECT_EQ(at(profile, Attribute::environment), "HSA_XNACK=1");
   EXPECT_EQ(at(profile, Attribute::firmware), "mec=63\nsdma=8\nsmc=00.68.54.00\nsos=0x00270080\nvbios=113-D65201-046");
   // Another node's root disk does not make it differ.
-  EXPECT_EQ(profile_of(report_text("node02", "6.10.5", "BOOT_IMAGE=/vmlinuz root=/dev/sda2 ro quiet", "00.68.54.00",
-                                   "16")),
-            profile);
+  EXPECT_EQ(
+      profile_of(report_text("node02", "6.10.5", "BOOT_IMAGE=/vmlinuz root=/dev/sda2 ro quiet", "00.68.54.00", "16")),
+      profile);
 }
 
 TEST(FleetBaseline, AnOlderReportSaysNothingOfItsConfiguration) {
@@ -90,8 +88,8 @@ TEST(FleetBaseline, AnOlderReportSaysNothingOfItsConfiguration) {
   json.erase("node_config");
   auto profile = profile_of(json.dump());
   EXPECT_EQ(at(profile, Attribute::amdgpu), "6.10.5");
-  for (const auto attribute : {Attribute::firmware, Attribute::pcie_width, Attribute::kernel_cmdline,
-                               Attribute::environment})
+  for (const auto attribute :
+       {Attribute::firmware, Attribute::pcie_width, Attribute::kernel_cmdline, Attribute::environment})
     EXPECT_FALSE(at(profile, attribute).has_value()) << attribute_key(attribute);
   // A node_config of the wrong shape is no configuration either, and no crash.
   json["node_config"] = {{"gpus", "eight"}, {"kernel_cmdline", 7}, {"environment", {1, 2}}};
@@ -139,9 +137,9 @@ TEST(FleetBaseline, MajorityAndGroupsDoNotDependOnOrder) {
     EXPECT_EQ(drift.matching(), 60u);
     std::string shown;
     for (const auto& difference : drift.differences()) {
-      shown += fmt::format("{}: {}\n", describe_difference(difference.attribute, difference.value,
-                                                           drift.baseline()[static_cast<std::size_t>(
-                                                               difference.attribute)]),
+      shown += fmt::format("{}: {}\n",
+                           describe_difference(difference.attribute, difference.value,
+                                               drift.baseline()[static_cast<std::size_t>(difference.attribute)]),
                            host_list(difference.nodes));
     }
     EXPECT_EQ(shown,

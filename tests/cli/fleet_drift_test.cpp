@@ -24,13 +24,19 @@ constexpr int kNodes = 2000;
 // node, tests/scenarios/README.md), on the amdgpu-dkms of ROCm 6.3 (6.10.5), with the firmware
 // rocm-smi listed for a CDNA2 Instinct GPU (card5 in wandb/wandb#5449), transcribed.
 nlohmann::json base_report() {
-  const auto run = run_doctor({"--replay", std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/real-mi210-xgmi-x8", "--level",
-                               "quick", "--json"});
+  const auto run = run_doctor(
+      {"--replay", std::string(ROCM_DOCTOR_SCENARIOS_DIR) + "/real-mi210-xgmi-x8", "--level", "quick", "--json"});
   auto report = nlohmann::json::parse(run.out);
   report["versions"]["amdgpu"] = "6.10.5";
-  const nlohmann::json firmware = {{"mec", "63"},         {"mec2", "63"},           {"rlc", "17"},
-                                   {"sdma", "8"},         {"sdma2", "8"},           {"smc", "00.68.54.00"},
-                                   {"sos", "0x00270080"}, {"ta_ras", "27.00.01.60"}, {"ta_xgmi", "32.00.00.13"},
+  const nlohmann::json firmware = {{"mec", "63"},
+                                   {"mec2", "63"},
+                                   {"rlc", "17"},
+                                   {"sdma", "8"},
+                                   {"sdma2", "8"},
+                                   {"smc", "00.68.54.00"},
+                                   {"sos", "0x00270080"},
+                                   {"ta_ras", "27.00.01.60"},
+                                   {"ta_xgmi", "32.00.00.13"},
                                    {"vcn", "0x0110101b"}};
   for (auto& gpu : report["node_config"]["gpus"]) {
     gpu["vbios_version"] = "113-D65201-046";
@@ -45,10 +51,13 @@ enum Drift { kDriver, kFirmware, kLinkWidth, kCmdline, kGpuLost, kDrifts };
 void drift(nlohmann::json& report, int kind) {
   auto& gpus = report["node_config"]["gpus"];
   switch (kind) {
-    case kDriver: report["versions"]["amdgpu"] = "6.8.5"; break;  // still on ROCm 6.2's driver
-    case kFirmware: gpus[3]["firmware"]["smc"] = "00.68.56.00"; break;  // one GPU's PMFW updated
+    case kDriver: report["versions"]["amdgpu"] = "6.8.5"; break;          // still on ROCm 6.2's driver
+    case kFirmware: gpus[3]["firmware"]["smc"] = "00.68.56.00"; break;    // one GPU's PMFW updated
     case kLinkWidth: gpus[5]["pcie"]["current_link_width"] = "8"; break;  // trained down after a reseat
-    case kCmdline: report["node_config"]["kernel_cmdline"] = report["node_config"]["kernel_cmdline"].get<std::string>() + " iommu=pt"; break;
+    case kCmdline:
+      report["node_config"]["kernel_cmdline"] =
+          report["node_config"]["kernel_cmdline"].get<std::string>() + " iommu=pt";
+      break;
     case kGpuLost:  // a GPU fell off the bus: ROCm and PCI see 7
       report["gpus"].erase(report["gpus"].size() - 1);
       gpus.erase(gpus.size() - 1);
@@ -81,9 +90,10 @@ Fleet make_fleet() {
     report["host"]["hostname"] = host;
     report["generated_at"] = fmt::format("2026-12-01T{:02}:{:02}:00Z", i / 60 % 24, i % 60);
     auto& cmdline = report["node_config"]["kernel_cmdline"];
-    cmdline = fmt::format("BOOT_IMAGE=/boot/vmlinuz-5.15.0-119-generic root=UUID={:08x}-7d1b-4b7e-9a43-2f0c8d1e5b21 ro "
-                          "quiet splash vt.handoff=7",
-                          random());
+    cmdline = fmt::format(
+        "BOOT_IMAGE=/boot/vmlinuz-5.15.0-119-generic root=UUID={:08x}-7d1b-4b7e-9a43-2f0c8d1e5b21 ro "
+        "quiet splash vt.handoff=7",
+        random());
     if (const auto it = kind_of.find(i); it != kind_of.end()) {
       drift(report, it->second);
       made.drifted[it->second] = host;
