@@ -9,6 +9,10 @@ beside them: peak RSS at 20,000 reports within 1.25x of that at 2,000 and under 
 
     bench/fleet_bench.py --doctor build/rocm-doctor                    # ~1.5 GB of reports in --work
     bench/fleet_bench.py --doctor build/rocm-doctor --sizes 500,5000   # quick
+    bench/fleet_bench.py --doctor build/rocm-doctor --sizes 2000,20000 --baseline auto   # issue 29
+
+With --baseline (auto, or a report file) `fleet` also compares every node with the baseline
+(docs/fleet.md#the-node-that-differs); the same budget holds: 20,000 within 1.25x of 2,000.
 """
 import argparse
 import os
@@ -27,6 +31,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per size (after one warm-up)")
     parser.add_argument("--work", default="/tmp/rocm-doctor-fleet-bench", help="where the reports are kept")
     parser.add_argument("--format", default="json", help="the summary's format (text, markdown, json)")
+    parser.add_argument("--baseline", default="", help="also compare with a baseline: auto or a report file")
     args = parser.parse_args()
     doctor = Path(args.doctor).resolve()
     work = Path(args.work)
@@ -35,7 +40,10 @@ def main():
     for count in (int(size) for size in args.sizes.split(",")):
         folder = fleet_reports(work, doctor, count)
         size_mb = sum(f.stat().st_size for f in folder.rglob("*.json")) / 1e6
-        runs = measure([str(doctor), "fleet", str(folder), "--format", args.format], args.repeat)
+        command = [str(doctor), "fleet", str(folder), "--format", args.format]
+        if args.baseline:
+            command += ["--baseline", args.baseline]
+        runs = measure(command, args.repeat)
         if any(run["exit"] != 0 for run in runs):
             sys.exit(f"fleet_bench: rocm-doctor fleet failed on {count} reports: {runs[0]['stderr']}")
         wall = statistics.median(run["wall_ms"] for run in runs) / 1000
@@ -46,6 +54,8 @@ def main():
     print("|---|---|---|---|---|")
     print("\n".join(rows))
     load = os.getloadavg()[0]
+    if args.baseline:
+        print(f"\nfleet --baseline {args.baseline}")
     print(f"\n{args.repeat} timed runs per size after a warm-up; {os.cpu_count()} CPUs, load average {load:.1f}.")
     if 2000 in rss and 20000 in rss:
         ratio = rss[20000] / rss[2000]

@@ -7,6 +7,7 @@ _rocm_doctor() {
     --replay|capture|--plugin-dir|--knowledge) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -o|--output|--fix-script|--archive|--policy|--python|--log) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --rocm-root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --baseline) COMPREPLY=($(compgen -W "auto" -- "$cur") $(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "text json markdown junit prometheus npd html" -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W "error warning" -- "$cur")); return ;;
     --level) COMPREPLY=($(compgen -W "quick standard full" -- "$cur")); return ;;
@@ -21,7 +22,7 @@ _rocm_doctor() {
     COMPREPLY=($(compgen -f -- "$cur")); return
   fi
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --knowledge --policy --level --since --probe-timeout --python --rocm-root --symptom --log --dry-run --yes -y --version --help -h" -- "$cur"))
+    COMPREPLY=($(compgen -W "--replay --format --json --output -o --only --skip --list-checks --fail-on --no-color --verbose -v --image --target-gfx --fix-script --redact --archive --plugin-dir --knowledge --policy --level --since --probe-timeout --python --rocm-root --symptom --log --dry-run --yes -y --baseline --version --help -h" -- "$cur"))
   else
     COMPREPLY=($(compgen -W "check capture explain diff fleet fix knowledge targets why run" -- "$cur"))
   fi

@@ -55,6 +55,7 @@ struct CommandLine {
   std::string report_format = "text";     // diff/fleet --format
   std::vector<std::string> fleet_inputs;  // fleet REPORTS...
   std::string fleet_output;               // fleet -o FILE
+  std::string fleet_baseline;             // fleet --baseline REPORT.json|auto
   std::string explain_id;                 // explain ID
   std::vector<std::string> fix_ids;       // fix [ID...]
   bool fix_dry_run = false;               // fix --dry-run
@@ -79,7 +80,9 @@ int fix_command(const std::vector<std::string>& ids, bool dry_run, bool yes, con
 int targets_command(const std::vector<std::string>& files, RunCommandOptions options);
 int capture_command(const std::string& directory, const RunCommandOptions& options);
 int diff_command(const std::string& before, const std::string& after, const std::string& format);
-int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output);
+// `baseline`: "" (none), "auto" or a report file (docs/fleet.md#the-node-that-differs).
+int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output,
+                  const std::string& baseline);
 int explain_command(const std::string& id);
 int list_checks_command(const RunCommandOptions& options);
 int knowledge_command(const RunCommandOptions& options, const std::string& format);

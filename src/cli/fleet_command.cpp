@@ -3,6 +3,7 @@
 // repairs, the nodes to drain first, nodes grouped by identical problem sets, and
 // the spread of versions and GPUs. Each report is folded into the summary as it is
 // read (report/fleet_summary.h), so memory does not grow with the number of nodes.
+// `--baseline` adds the nodes whose configuration differs (report/fleet_baseline.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <thread>
 
 #include "cli/cli.h"
+#include "report/fleet_baseline.h"
+#include "report/fleet_baseline_render.h"
 #include "report/fleet_summary.h"
 #include "report/report_digest.h"
 #include "rocm_doctor/text.h"
@@ -83,20 +86,43 @@ class ReportFiles {
   fs::recursive_directory_iterator it_;
 };
 
+// What one pass over the reports folds, per worker: the summary, and with --baseline
+// the fleet's configurations (auto) or each node compared with the baseline.
+struct FleetPass {
+  bool summarize = true;
+  FleetSummary summary;
+  std::optional<BaselineTally> tally;
+  std::optional<FleetDrift> drift;
+
+  void add(const ReportDigest& report) {
+    if (summarize) summary.add(report);
+    if (!tally && !drift) return;
+    const auto profile = node_profile(report);
+    const auto node = fleet_node_name(report);
+    if (tally) tally->add(profile, node);
+    if (drift) drift->add(profile, node);
+  }
+  void merge(FleetPass&& other) {
+    summary.merge(std::move(other.summary));
+    if (tally) tally->merge(std::move(*other.tally));
+    if (drift) drift->merge(std::move(*other.drift));
+  }
+};
+
 // Reads every report in parallel (parsing dominates), each worker folding into a
-// summary of its own; the summaries merge at the end.
-FleetSummary load(const std::vector<std::string>& inputs) {
+// pass of its own (a copy of `start`); the passes merge at the end.
+FleetPass load(const std::vector<std::string>& inputs, const FleetPass& start) {
   ReportFiles files(inputs);
   const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
-  std::vector<FleetSummary> partial(workers);
+  std::vector<FleetPass> partial(workers, start);
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w) {
-    threads.emplace_back([&files, &summary = partial[w]] {
-      while (const auto file = files.next(summary)) {
+    threads.emplace_back([&files, &pass = partial[w]] {
+      while (const auto file = files.next(pass.summary)) {
         if (auto report = load_report_digest(*file)) {
-          summary.add(*report);
+          pass.add(*report);
         } else {
-          summary.add_unreadable(file->string(), std::move(report.error()));
+          pass.summary.add_unreadable(file->string(), std::move(report.error()));
         }
       }
     });
@@ -124,20 +150,11 @@ std::vector<const std::pair<const std::vector<std::string>, HostSample>*> groups
 }
 
 std::string some_hosts(const HostSample& sample) {
-  std::string out = join(sample.hosts(), ", ");
-  if (sample.count() > sample.hosts().size())
-    out += fmt::format(" and {} more", sample.count() - sample.hosts().size());
-  return out;
+  return host_list(sample);
 }
 
-// A markdown table cell: `|` would end the cell (GitHub and GitLab tables).
 std::string cell(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
+  return markdown_cell(text);
 }
 
 std::string code_cell(std::string_view text) {
@@ -162,8 +179,9 @@ std::string drain_more(const FleetSummary& fleet) {
   return fleet.drain_total() > shown ? fmt::format("and {} more\n", fleet.drain_total() - shown) : "";
 }
 
-std::string render_markdown(const FleetSummary& fleet) {
-  std::string out = "## rocm-doctor fleet\n\n" + headline(fleet);
+// `drift`: the --baseline part, first after the headline (what the operator asked for).
+std::string render_markdown(const FleetSummary& fleet, const std::string& drift) {
+  std::string out = "## rocm-doctor fleet\n\n" + headline(fleet) + drift;
   out += "### Root causes\n\n| Root cause | Severity | Nodes | Fixing it repairs |\n|---|---|---|---|\n";
   for (const auto* entry : by_nodes(fleet.root_causes())) {
     const auto& [id, tally] = *entry;
@@ -204,8 +222,8 @@ std::string render_markdown(const FleetSummary& fleet) {
   return out;
 }
 
-std::string render_text(const FleetSummary& fleet) {
-  std::string out = headline(fleet);
+std::string render_text(const FleetSummary& fleet, const std::string& drift) {
+  std::string out = headline(fleet) + drift;
   out += "Root causes (nodes, nodes that fixing it alone repairs):\n";
   for (const auto* entry : by_nodes(fleet.root_causes())) {
     const auto& [id, tally] = *entry;
@@ -310,10 +328,52 @@ nlohmann::ordered_json to_json(const FleetSummary& fleet) {
           {"unreadable_total", fleet.unreadable_total()}};
 }
 
+// The baseline a fleet is compared with: a report's profile, or the fleet's own
+// majority (--baseline auto), which needs the whole fleet first.
+struct Baseline {
+  BaselineSource source;
+  std::optional<NodeProfile> profile;  // nullopt: auto
+};
+
+tl::expected<Baseline, std::string> read_baseline(const std::string& option) {
+  if (option == "auto") return Baseline{};
+  auto report = load_report_digest(option);
+  if (!report) return tl::unexpected("fleet: --baseline " + report.error());
+  return Baseline{{option, fleet_node_name(*report)}, node_profile(*report)};
+}
+
+// One pass with the summary; with --baseline auto the grouping comes from the fleet's
+// distinct profiles, or from a second pass when there were too many to keep.
+FleetPass summarize(const std::vector<std::string>& inputs, const std::optional<Baseline>& baseline) {
+  FleetPass start;
+  if (baseline && baseline->profile) start.drift.emplace(*baseline->profile);
+  if (baseline && !baseline->profile) start.tally.emplace();
+  FleetPass pass = load(inputs, start);
+  if (!pass.tally) return pass;
+  FleetDrift drift(pass.tally->majority());
+  if (pass.tally->overflowed()) {
+    FleetPass again{.summarize = false, .summary = {}, .tally = std::nullopt, .drift = std::move(drift)};
+    pass.drift = std::move(load(inputs, again).drift);
+  } else {
+    for (const auto& [profile, hosts] : pass.tally->profiles()) drift.add(profile, hosts);
+    pass.drift = std::move(drift);
+  }
+  pass.tally.reset();
+  return pass;
+}
+
 }  // namespace
 
-int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output) {
-  const FleetSummary fleet = load(inputs);
+int fleet_command(const std::vector<std::string>& inputs, const std::string& format, const std::string& output,
+                  const std::string& baseline_option) {
+  std::optional<Baseline> baseline;
+  if (!baseline_option.empty()) {
+    auto read = read_baseline(baseline_option);
+    if (!read) return usage_error(read.error());
+    baseline = std::move(*read);
+  }
+  const FleetPass pass = summarize(inputs, baseline);
+  const FleetSummary& fleet = pass.summary;
   if (fleet.nodes() == 0) {
     for (const auto& [file, why] : fleet.unreadable())
       fmt::print(stderr, "rocm-doctor: {}\n", why.starts_with(file) ? why : file + ": " + why);
@@ -321,11 +381,15 @@ int fleet_command(const std::vector<std::string>& inputs, const std::string& for
   }
   std::string out;
   if (format == "json") {
-    out = to_json(fleet).dump(2) + "\n";
+    auto json = to_json(fleet);
+    if (pass.drift) json["baseline"] = baseline_to_json(*pass.drift, baseline->source);
+    out = json.dump(2) + "\n";
   } else if (format == "markdown") {
-    out = render_markdown(fleet) + unreadable_list(fleet, true);
+    out = render_markdown(fleet, pass.drift ? render_baseline_markdown(*pass.drift, baseline->source) : "") +
+          unreadable_list(fleet, true);
   } else {
-    out = render_text(fleet) + unreadable_list(fleet, false);
+    out = render_text(fleet, pass.drift ? render_baseline_text(*pass.drift, baseline->source) : "") +
+          unreadable_list(fleet, false);
   }
   if (output.empty()) {
     std::fwrite(out.data(), 1, out.size(), stdout);

@@ -136,6 +136,9 @@ std::unique_ptr<CLI::App> make_command_line(CommandLine& values) {
   fleet->add_option("--format", values.report_format, "text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   fleet->add_option("-o,--output", values.fleet_output, "Write the summary to FILE (atomically)");
+  fleet->add_option("--baseline", values.fleet_baseline,
+                    "List the nodes whose driver, firmware, ROCm, kernel, GPUs, PCIe links, kernel command line or "
+                    "key environment differ from REPORT.json, or from the fleet's most common values (auto)");
   auto* knowledge = app->add_subcommand("knowledge",
                                         "Print what the doctor knows (tables, rows, newest release, "
                                         "as-of date), with the overlays applied");
@@ -194,7 +197,7 @@ int cli_main(int argc, char** argv) {
   if (app->got_subcommand("diff"))
     return diff_command(values.diff_reports[0], values.diff_reports[1], values.report_format);
   if (app->got_subcommand("fleet"))
-    return fleet_command(values.fleet_inputs, values.report_format, values.fleet_output);
+    return fleet_command(values.fleet_inputs, values.report_format, values.fleet_output, values.fleet_baseline);
   if (app->got_subcommand("targets")) return targets_command(values.target_files, options);
   if (app->got_subcommand("capture")) {
     if (values.capture_dir.empty() == options.archive.empty()) {

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <set>
 
+#include "core/node_config.h"
 #include "core/report_versions.h"
 #include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
@@ -190,6 +191,12 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
     report.versions = collect_versions(ctx, checks);
   } catch (const std::exception& error) {
     spdlog::error("versions failed: {}", error.what());
+  }
+  // What fleet --baseline compares and no check reports (docs/report-format.md#node_config).
+  try {
+    if (auto config = collect_node_config(ctx); !config.is_null()) report.sections["node_config"] = std::move(config);
+  } catch (const std::exception& error) {
+    spdlog::error("node_config failed: {}", error.what());
   }
   if (with_policies) policy::apply_to_report(*options.policies, report);
   // Last: which finding explains which, on the findings as policies left them (issue 17).

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/node_config.h"
 #include "render/formats.h"
 #include "rocm_doctor/text.h"
 
@@ -213,6 +214,46 @@ void health_metrics(Writer& w, const Report& report) {
       declared = true;
       w.sample(family, one.labels, one.value);
     }
+// What the drift alerts compare across nodes, from the report's node_config
+// (docs/fleet.md#prometheus): the kernel command line without the node's own
+// parameters, and per GPU model each firmware version and PCIe link with how many GPUs have it.
+void node_config_metrics(Writer& w, const Report& report) {
+  const auto it = report.sections.find("node_config");
+  if (it == report.sections.end() || !it->second.is_object()) return;
+  const auto& config = it->second;
+  if (const auto cmdline = config.find("kernel_cmdline"); cmdline != config.end() && cmdline->is_string()) {
+    w.family("rocm_doctor_kernel_cmdline_info", "gauge",
+             "The kernel command line without the node's own root, boot image and address parameters (always 1).");
+    w.sample("rocm_doctor_kernel_cmdline_info",
+             {{"cmdline", join(comparable_cmdline(cmdline->get<std::string>()), " ")}}, 1);
+  }
+  std::map<std::tuple<std::string, std::string, std::string>, int> firmware, links;
+  const auto text = [](const nlohmann::ordered_json& object, const char* key) {
+    const auto found = object.find(key);
+    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+  };
+  for (const auto& gpu : config.value("gpus", nlohmann::ordered_json::array())) {
+    if (!gpu.is_object()) continue;
+    const auto name = text(gpu, "name");
+    if (auto vbios = text(gpu, "vbios_version"); !vbios.empty()) ++firmware[{name, "vbios", vbios}];
+    const auto blocks = gpu.value("firmware", nlohmann::ordered_json::object());
+    for (auto block = blocks.begin(); blocks.is_object() && block != blocks.end(); ++block)
+      if (block->is_string()) ++firmware[{name, block.key(), block->get<std::string>()}];
+    const auto pcie = gpu.value("pcie", nlohmann::ordered_json::object());
+    if (pcie.is_object() && !text(pcie, "current_link_width").empty())
+      ++links[{name, link_speed_label(text(pcie, "current_link_speed")),
+               link_width_label(text(pcie, "current_link_width"))}];
+  }
+  if (!firmware.empty()) w.family("rocm_doctor_gpu_firmware", "gauge", "GPUs of a model running a firmware version.");
+  for (const auto& [key, count] : firmware) {
+    const auto& [name, component, version] = key;
+    w.sample("rocm_doctor_gpu_firmware", {{"name", name}, {"component", component}, {"version", version}}, count);
+  }
+  if (!links.empty())
+    w.family("rocm_doctor_gpu_pcie_links", "gauge", "GPUs of a model whose PCIe link runs at a speed and width.");
+  for (const auto& [key, count] : links) {
+    const auto& [name, speed, width] = key;
+    w.sample("rocm_doctor_gpu_pcie_links", {{"name", name}, {"speed", speed}, {"width", width}}, count);
   }
 }
 
@@ -263,6 +304,7 @@ std::string render_prometheus(const Report& report) {
 
   partition_metrics(w, report);
   health_metrics(w, report);
+  node_config_metrics(w, report);
 
   const auto counts = count_findings(report);
   w.family("rocm_doctor_findings", "gauge", "Findings of the run by severity.");

@@ -56,6 +56,14 @@ void HostSample::merge(const HostSample& other) {
   count_ = count;
 }
 
+std::string host_list(const HostSample& sample) {
+  std::string out;
+  for (const auto& host : sample.hosts()) out += (out.empty() ? "" : ", ") + host;
+  if (sample.count() > sample.hosts().size())
+    out += " and " + std::to_string(sample.count() - sample.hosts().size()) + " more";
+  return out;
+}
+
 std::string fleet_node_name(const ReportDigest& report) {
   return report.hostname.empty() ? std::filesystem::path(report.file).stem().string() : report.hostname;
 }

@@ -102,6 +102,9 @@ class FleetSummary {
   std::size_t unreadable_total_ = 0;
 };
 
+// "node001, node002 and 38 more": the sample, and how many it leaves out.
+std::string host_list(const HostSample& sample);
+
 // The node's name in the summary: its hostname, else the report file's stem.
 std::string fleet_node_name(const ReportDigest& report);
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "report/json_subtree.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -94,20 +95,28 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     digest.has_root_causes = has_root_causes_;
     digest.root_causes = std::move(root_causes_);
     digest.partition_modes = std::move(partition_modes_);
+    digest.node_config = node_config_.take();
     make_displayable(digest);
     return digest;
   }
 
-  bool null() override { return scalar(""); }
-  bool boolean(bool /*value*/) override { return scalar(""); }
-  bool number_integer(number_integer_t /*value*/) override { return scalar(""); }
-  bool number_unsigned(number_unsigned_t /*value*/) override { return scalar(""); }
-  bool number_float(number_float_t /*value*/, const string_t& /*text*/) override { return scalar(""); }
-  bool binary(binary_t& /*value*/) override { return scalar(""); }
-  bool string(string_t& value) override { return scalar(std::move(value), true); }
+  // Inside `node_config`, every event builds that subtree (ReportDigest::node_config).
+  bool null() override { return keeping() ? kept(nullptr) : scalar(""); }
+  bool boolean(bool value) override { return keeping() ? kept(value) : scalar(""); }
+  bool number_integer(number_integer_t value) override { return keeping() ? kept(value) : scalar(""); }
+  bool number_unsigned(number_unsigned_t value) override { return keeping() ? kept(value) : scalar(""); }
+  bool number_float(number_float_t value, const string_t& /*text*/) override {
+    return keeping() ? kept(value) : scalar("");
+  }
+  bool binary(binary_t& /*value*/) override { return keeping() ? kept(nullptr) : scalar(""); }
+  bool string(string_t& value) override { return keeping() ? kept(std::move(value)) : scalar(std::move(value), true); }
 
   bool key(string_t& name) override {
-    stack_.back().key = std::move(name);
+    if (node_config_.active()) {
+      node_config_.key(std::move(name));
+    } else {
+      stack_.back().key = std::move(name);
+    }
     return true;
   }
   bool start_object(std::size_t /*size*/) override { return open(true); }
@@ -214,6 +223,12 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     }
   }
 
+  [[nodiscard]] bool keeping() const { return node_config_.active(); }
+  bool kept(nlohmann::json value) {
+    node_config_.scalar(std::move(value));
+    return true;
+  }
+
   bool scalar(std::string value, bool is_string = false) {
     if (stack_.empty()) return true;  // a document that is one scalar
     element_or_field(std::move(value), is_string);
@@ -222,6 +237,10 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
 
   // A container starts: its key first resets what an earlier value of that key left.
   bool open(bool is_object) {
+    if (node_config_.active()) {
+      node_config_.open(is_object);
+      return true;
+    }
     if (stack_.empty()) {
       root_is_object_ = is_object;
       stack_.push_back({is_object ? Role::root : Role::other, {}});
@@ -233,6 +252,11 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       case Role::root:
         role = root_child(parent.key, is_object);
         if (role == Role::other) element_or_field({}, false);
+        if (parent.key == "node_config" && is_object) {
+          node_config_.start();
+          node_config_.open(true);
+          return true;
+        }
         break;
       case Role::checks:
         if (is_object)
@@ -310,6 +334,7 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
       partition_modes_.clear();
       return is_object ? Role::other : Role::physical_gpus;
     }
+    if (key == "node_config") node_config_.take();  // a later value replaces it
     if (key == "root_causes") {
       root_causes_.clear();
       has_root_causes_ = !is_object;
@@ -319,6 +344,10 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
   }
 
   bool close() {
+    if (node_config_.active()) {
+      node_config_.close();
+      return true;
+    }
     const Role role = stack_.back().role;
     stack_.pop_back();
     if (role == Role::check) {
@@ -354,6 +383,7 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
   PendingGpu gpu_;
   PhysicalGpuModes physical_;
   std::vector<std::string> partition_modes_;
+  JsonSubtree node_config_;
 };
 
 tl::expected<std::string, std::string> read_whole_file(const std::filesystem::path& file) {

@@ -36,6 +36,9 @@ struct ReportDigest {
   // The report's `root_causes` (finding ids, ranked), when it has that field.
   bool has_root_causes = false;
   std::vector<std::string> root_causes;
+  // The report's `node_config` object as written (null when it has none); its strings
+  // are the other machine's, not yet made displayable (fleet_baseline.h does).
+  nlohmann::json node_config;
 };
 
 // A physical GPU's modes, as `physical_gpus` (docs/report-format.md) gives them ("" when null).

@@ -1,0 +1,142 @@
+#include "core/node_config.h"
+
+#include <algorithm>
+#include <set>
+
+#include "embedded_data.h"
+#include "rocm_doctor/facts/gpu_inventory.h"
+#include "rocm_doctor/text.h"
+
+namespace rocm_doctor {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Values come from machine files: bounded and printable, like evidence.
+constexpr std::size_t kMaxValueBytes = 120;
+constexpr std::size_t kMaxCmdlineBytes = 4096;  // the kernel's COMMAND_LINE_SIZE on x86
+constexpr std::size_t kMaxFirmwareFiles = 64;   // amdgpu has about 30 blocks
+
+struct BaselineData {
+  std::set<std::string, std::less<>> per_node_parameters;
+  std::vector<std::string> key_environment;
+};
+
+const BaselineData& baseline_data() {
+  static const BaselineData parsed = [] {
+    const auto json = nlohmann::json::parse(embedded::data_fleet_baseline());
+    BaselineData data;
+    for (const auto& name : json.at("per_node_cmdline_parameters"))
+      data.per_node_parameters.insert(name.get<std::string>());
+    for (const auto& entry : json.at("key_environment"))
+      data.key_environment.push_back(entry.at("name").get<std::string>());
+    return data;
+  }();
+  return parsed;
+}
+
+std::string shown(std::string_view text, std::size_t max_bytes = kMaxValueBytes) {
+  return displayable(trim(text), max_bytes, false);
+}
+
+// A file's trimmed text, or null when it cannot be read or is empty.
+Json file_value(const Host& host, const std::string& path) {
+  const auto text = host.read_file(path, 4096);
+  if (!text) return nullptr;
+  auto value = shown(*text);
+  return value.empty() ? Json(nullptr) : Json(std::move(value));
+}
+
+// fw_version/<block>_fw_version -> {"<block>": "0x..."}, in name order.
+Json firmware_of(const Host& host, const std::string& device) {
+  Json firmware = Json::object();
+  const auto entries = host.list_dir(device + "/fw_version");
+  if (!entries) return firmware;
+  std::vector<std::string> names;
+  for (const auto& entry : *entries) {
+    if (entry.name.ends_with("_fw_version")) names.push_back(entry.name);
+  }
+  std::sort(names.begin(), names.end());
+  if (names.size() > kMaxFirmwareFiles) names.resize(kMaxFirmwareFiles);
+  for (const auto& name : names) {
+    auto value = file_value(host, device + "/fw_version/" + name);
+    if (!value.is_null()) firmware[name.substr(0, name.size() - std::string_view("_fw_version").size())] = value;
+  }
+  return firmware;
+}
+
+Json gpu_config(const Host& host, const Gpu& gpu) {
+  const std::string device = "/sys/bus/pci/devices/" + gpu.bdf;
+  Json pcie = Json::object();
+  for (const char* file : {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width"})
+    pcie[file] = file_value(host, device + "/" + file);
+  return {{"pci_address", gpu.bdf},
+          {"name", gpu.name},
+          {"vbios_version", file_value(host, device + "/vbios_version")},
+          {"firmware", firmware_of(host, device)},
+          {"pcie", pcie}};
+}
+
+Json environment_of(const Host& host) {
+  Json environment = Json::object();
+  for (const auto& name : key_environment_variables()) {
+    if (auto value = host.env(name)) environment[name] = shown(*value);
+  }
+  return environment;
+}
+
+}  // namespace
+
+const std::vector<std::string>& key_environment_variables() {
+  return baseline_data().key_environment;
+}
+
+std::vector<std::string> comparable_cmdline(std::string_view cmdline) {
+  std::set<std::string> parameters;
+  std::string word;
+  bool quoted = false;
+  const auto flush = [&] {
+    if (word.empty()) return;
+    const auto name = std::string_view(word).substr(0, word.find('='));
+    if (!baseline_data().per_node_parameters.contains(name)) parameters.insert(word);
+    word.clear();
+  };
+  for (const char c : cmdline) {
+    if (c == '"') quoted = !quoted;
+    if (!quoted && (c == ' ' || c == '\t' || c == '\n')) {
+      flush();
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  return {parameters.begin(), parameters.end()};
+}
+
+std::string link_speed_label(std::string_view text) {
+  const auto words = split_words(trim(text));
+  if (words.size() >= 2 && words[1] == "GT/s") return std::string(words[0]) + " GT/s";
+  return std::string(trim(text));
+}
+
+std::string link_width_label(std::string_view text) {
+  const auto width = trim(text);
+  return width.empty() || width.starts_with('x') ? std::string(width) : "x" + std::string(width);
+}
+
+Json collect_node_config(const CheckContext& ctx) {
+  const Host& host = ctx.host();
+  Json gpus = Json::array();
+  std::set<std::string> seen;
+  for (const auto* gpu : ctx.fact<GpuInventory>().pci_gpus()) {
+    if (!gpu->bdf.empty() && seen.insert(gpu->bdf).second) gpus.push_back(gpu_config(host, *gpu));
+  }
+  const auto cmdline = host.read_file("/proc/cmdline", kMaxCmdlineBytes);
+  if (!cmdline && gpus.empty()) return nullptr;
+  return {{"kernel_cmdline", cmdline ? Json(shown(*cmdline, kMaxCmdlineBytes)) : Json(nullptr)},
+          {"environment", environment_of(host)},
+          {"gpus", gpus}};
+}
+
+}  // namespace rocm_doctor
