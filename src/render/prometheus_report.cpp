@@ -214,6 +214,9 @@ void health_metrics(Writer& w, const Report& report) {
       declared = true;
       w.sample(family, one.labels, one.value);
     }
+  }
+}
+
 // What the drift alerts compare across nodes, from the report's node_config
 // (docs/fleet.md#prometheus): the kernel command line without the node's own
 // parameters, and per GPU model each firmware version and PCIe link with how many GPUs have it.
