@@ -37,16 +37,16 @@ TEST(NodeConfig, RealAmdgpuFolderGivesVbiosAndLink) {
 
 TEST(NodeConfig, PrometheusHasTheDriftMetrics) {
   const auto metrics = run_on(kVega64, "prometheus");
-  EXPECT_NE(
-      metrics.find("rocm_doctor_gpu_pcie_links{name=\"AMD Radeon RX Vega 64\",speed=\"8.0 GT/s\",width=\"x16\"} 1\n"),
-      std::string::npos)
+  EXPECT_NE(metrics.find(
+                "rocm_doctor_gpu_pcie_links{name=\"AMD Radeon RX Vega (56/64)\",speed=\"8.0 GT/s\",width=\"x16\"} 1\n"),
+            std::string::npos)
       << metrics;
   EXPECT_NE(metrics.find("component=\"vbios\",version=\"115-D050PIL-100\"} 1\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("# TYPE rocm_doctor_kernel_cmdline_info gauge\n"), std::string::npos) << metrics;
 }
 
 // A GPU's firmware blocks, the key variables set, and a command line whose root disk is left
-// out of the metric; a value with control bytes and a huge one stay printable and bounded.
+// out of the metric; a value with control bytes stays printable, a huge one is left out.
 TEST(NodeConfig, FirmwareEnvironmentAndOddValues) {
   testing::SnapshotBuilder snapshot;
   snapshot.os_release("debian", "12", "Debian GNU/Linux 12 (bookworm)")
@@ -69,9 +69,11 @@ TEST(NodeConfig, FirmwareEnvironmentAndOddValues) {
   const auto& firmware = config["gpus"][0]["firmware"];
   EXPECT_EQ(firmware["sos"], "0x00270080");
   EXPECT_EQ(firmware["mec"], "0x0000003f");
+  ASSERT_TRUE(firmware["smc"].is_string()) << config;
   EXPECT_EQ(firmware["smc"].get<std::string>().find('\x1b'), std::string::npos) << firmware;
   EXPECT_FALSE(firmware.contains("uevent"));
-  EXPECT_LE(config["gpus"][0]["vbios_version"].get<std::string>().size(), 130u);
+  // Larger than any real one (the read stops at 4 KiB): unknown, not 5,000 bytes in the report.
+  EXPECT_TRUE(config["gpus"][0]["vbios_version"].is_null()) << config;
   const auto metrics = run_on(folder, "prometheus");
   EXPECT_NE(metrics.find("rocm_doctor_kernel_cmdline_info{cmdline=\"iommu=pt ro\"} 1\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("component=\"sos\",version=\"0x00270080\"} 1\n"), std::string::npos) << metrics;
