@@ -141,9 +141,9 @@ void arch_findings(const CheckContext& ctx, const Environment& env, std::vector<
       if (kb::knowledge_base().target(base_target(target)) != nullptr) fixed.push_back(target);
     }
     for (const auto& target : missing) fixed.push_back(target);
-    const char separator = name == "PYTORCH_ROCM_ARCH" ? ';' : ';';
+    // Every one of these variables is a CMake list, so the fix writes ';' whatever was read.
     std::string joined;
-    for (const auto& target : fixed) joined += (joined.empty() ? "" : std::string(1, separator)) + target;
+    for (const auto& target : fixed) joined += (joined.empty() ? "" : ";") + target;
     if (!joined.empty())
       finding.with_fix(make_fix(kCheckId, "List this machine's targets (semicolon-separated).",
                                 {"export " + name + "=" + shell_quote(joined)}));

@@ -103,7 +103,7 @@ struct Icd {
 std::string resolve(const Host& host, const RocmInstallation& install, const std::string& library) {
   if (library.find('/') != std::string::npos) return host.exists(library) ? library : "";
   for (const auto& dir : install.loader_dirs) {
-    const auto path = dir.path + "/" + library;
+    auto path = dir.path + "/" + library;
     if (host.exists(path)) return path;
   }
   return "";

@@ -115,7 +115,7 @@ Finding inventory(const RocmInstalls& installs) {
 // TheRock's own family for a target ("gfx1201" -> "gfx120X-all"), else the target itself.
 std::string family_of_gfx(const std::string& gfx) {
   for (const char* suffix : {"-all", "-dgpu", "-igpu", "-dcgpu"}) {
-    const auto family = gfx.substr(0, gfx.size() - 1) + "X" + suffix;
+    auto family = gfx.substr(0, gfx.size() - 1) + "X" + suffix;
     const auto targets = family_targets(family);
     if (std::find(targets.begin(), targets.end(), gfx) != targets.end()) return family;
   }

@@ -33,7 +33,7 @@ std::string width_text(std::optional<unsigned> width) {
 }
 
 std::string device_path(const Host& host, const std::string& bdf) {
-  const std::string link = "/sys/bus/pci/devices/" + bdf;
+  std::string link = "/sys/bus/pci/devices/" + bdf;
   if (auto target = host.read_link(link)) return resolve_link("/sys/bus/pci/devices", *target);
   return link;
 }

@@ -99,7 +99,7 @@ std::string arch_label(const json& torch) {
 std::string rocm_of_wheel(const json& torch) {
   const auto version = text_of(torch, "version");
   if (const auto at = version.find("+rocm"); at != std::string::npos) return version.substr(at + 5);
-  if (const auto rocm = text_of(torch, "rocm"); !rocm.empty()) return rocm;
+  if (auto rocm = text_of(torch, "rocm"); !rocm.empty()) return rocm;
   return major_minor_of(text_of(torch, "hip"));
 }
 

@@ -39,6 +39,8 @@ function(rocm_doctor_embed symbol file out_var)
     "${body}"
     "}  // namespace rocm_doctor::embedded\n")
   file(COPY_FILE "${out}.tmp" "${out}" ONLY_IF_DIFFERENT)
+  # Each embedded file names its own kData: it is compiled alone in a unity build.
+  set_source_files_properties("${out}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   set(${out_var} "${out}" PARENT_SCOPE)
 endfunction()
 

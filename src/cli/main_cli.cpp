@@ -27,7 +27,7 @@ void setup_logging(bool verbose) {
 }
 
 std::string version_text() {
-  return fmt::format("rocm-doctor {} (commit {}, {} build)", kVersion, kGitCommit, kBuildType);
+  return fmt::format("rocm-doctor {} (commit {}, {} build)", kVersion, git_commit(), kBuildType);
 }
 
 void add_run_options(CLI::App& app, RunCommandOptions& options) {

@@ -47,12 +47,10 @@ Finding rule_finding(const Policy& policy, const Rule& rule, Judgement judgement
       finding.because("A policy rule the doctor cannot check is not a pass. " +
                       (rule.message.empty() ? std::string() : "The rule says: " + rule.message + "."));
       if (!judgement.to_evaluate.empty()) {
-        finding.with_fix(Fix{"To make it judgeable: " + judgement.to_evaluate + ".",
-                             {},
-                             false,
-                             false,
-                             false,
-                             "rocm-doctor --policy " + shell_quote(policy.file)});
+        Fix fix;
+        fix.description = "To make it judgeable: " + judgement.to_evaluate + ".";
+        fix.verify = "rocm-doctor --policy " + shell_quote(policy.file);
+        finding.with_fix(std::move(fix));
       }
       break;
   }

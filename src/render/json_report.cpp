@@ -65,7 +65,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
   Json result = {
       {"schema", kReportSchema},
       {"schema_version", kReportSchemaVersion},
-      {"tool", {{"name", "rocm-doctor"}, {"version", report.tool_version}, {"commit", kGitCommit}}},
+      {"tool", {{"name", "rocm-doctor"}, {"version", report.tool_version}, {"commit", git_commit()}}},
       {"generated_at", report.generated_at},
       {"source", report.source},
       {"host",
