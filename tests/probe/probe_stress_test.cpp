@@ -125,7 +125,9 @@ TEST_F(ProbeStress, FiftyRunsOfARuntimeThatCrashesOrHangsAtRandom) {
     EXPECT_TRUE(survivors.empty()) << where << ": " << survivors.size() << " process(es) outlived the doctor";
     reap_orphans();
   }
-  if (seed == kDefaultSeed) EXPECT_EQ(tally.size(), kBehaviours.size()) << "the default order tries every behaviour";
+  if (seed == kDefaultSeed) {
+    EXPECT_EQ(tally.size(), kBehaviours.size()) << "the default order tries every behaviour";
+  }
   std::string mix;
   for (const auto& [name, count] : tally) mix += name + " x" + std::to_string(count) + " ";
   RecordProperty("behaviours", mix);
