@@ -144,7 +144,9 @@ void expect_plan_does_only_what_helps(const Report& report, const fs::path& fold
       const auto install = std::find(argv.begin(), argv.end(), "install");
       if (argv.size() > 2 && (argv[1] == "apt" || argv[1] == "apt-get") && install != argv.end()) {
         for (auto it = install + 1; it != argv.end(); ++it) {
-          if (!it->starts_with("-")) EXPECT_FALSE(package_installed(dpkg, *it)) << command << ": already installed";
+          if (!it->starts_with("-")) {
+            EXPECT_FALSE(package_installed(dpkg, *it)) << command << ": already installed";
+          }
         }
       }
       const bool usermod = argv.size() >= 5 && argv[1] == "usermod";
@@ -224,7 +226,9 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
     EXPECT_EQ(report.root_causes, expectation["root_causes"].get<std::vector<std::string>>()) << "root_causes";
   } else {
     EXPECT_TRUE(report.root_causes.empty()) << "a healthy scenario has no root cause, got " << report.root_causes[0];
-    if (expectation.contains("root_causes")) EXPECT_TRUE(expectation["root_causes"].empty());
+    if (expectation.contains("root_causes")) {
+      EXPECT_TRUE(expectation["root_causes"].empty());
+    }
   }
   EXPECT_EQ(report.also, expectation.value("also", std::vector<std::string>{})) << "also";
   expect_ranked_by_impact(report);
