@@ -151,22 +151,19 @@ bool miopen_in_use(const CheckContext& ctx) {
       return true;
     }
   }
-  // A ROCm PyTorch wheel bundles its own MIOpen: its files say so, no import needed
-  // (so --skip torch starts no interpreter); a replay's recorded import says so too.
-  const auto rocm_torch = [](const nlohmann::json& outcome) {
+  // A ROCm PyTorch wheel bundles its own MIOpen: its files say so, no import needed.
+  if (const auto& env = ctx.fact<PythonEnvironment>(); env.torch && build_of(*env.torch) == TorchBuild::rocm) {
+    return true;
+  }
+  // Else the view the torch check judges (the python probe's import when the level
+  // allows one, or a replay's recorded one), computed here when torch did not run:
+  // `--only miopen` judges what the full run does (probes() declares "python").
+  if (const auto& view = ctx.fact<TorchView>(); view.outcome) {
+    const auto& outcome = *view.outcome;
     if (!outcome.contains("result") || !outcome["result"].is_object()) return false;
     const auto& result = outcome["result"];
     return result.contains("torch") && result["torch"].is_object() && result["torch"].contains("hip") &&
            result["torch"]["hip"].is_string();
-  };
-  if (const auto* view = ctx.computed_fact<TorchView>(); view != nullptr && view->outcome) {
-    if (rocm_torch(*view->outcome)) return true;
-  }
-  if (const auto& env = ctx.fact<PythonEnvironment>(); env.torch && build_of(*env.torch) == TorchBuild::rocm) {
-    return true;
-  }
-  if (ctx.options().python_import == RunOptions::PythonImport::always) {
-    if (auto outcome = host.probe("python"); outcome && rocm_torch(*outcome)) return true;
   }
   return false;
 }
@@ -177,6 +174,7 @@ class MiopenCheck final : public Check {
   std::string_view title() const override { return "MIOpen database and cache"; }
   int order() const override { return 90; }
   std::vector<std::string_view> finding_ids() const override { return {"miopen.cache-unwritable", "miopen.ok"}; }
+  std::vector<std::string_view> probes() const override { return {"python"}; }
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto& host = ctx.host();

@@ -9,11 +9,10 @@
 #include <set>
 
 #include "env_lint.h"
-#include "plugins/plugin_answer.h"
-#include "plugins/plugin_runner.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/rocm_install.h"
+#include "rocm_doctor/plugin_answer.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"

@@ -17,6 +17,14 @@ struct SystemFacts {
   std::string hostname;
   std::string container;  // "docker", "podman", "kubernetes", "apptainer", "lxc" or ""
   bool wsl = false;
+  // Where each fact was read, for the evidence that cites it: the os-release file the
+  // distribution came from (/etc/os-release, else /usr/lib/os-release; "" when neither
+  // could be read), the file the kernel release came from (/proc/sys/kernel/osrelease,
+  // else parsed from /proc/version; "" when neither said), and the mark that named the
+  // container ("/.dockerenv", "/proc/1/cgroup", "env KUBERNETES_SERVICE_HOST", ...).
+  std::string os_release_file;
+  std::string kernel_release_file;
+  std::string container_source;
 
   static SystemFacts collect(const CheckContext& ctx);
   static SystemFacts collect(const Host& host);

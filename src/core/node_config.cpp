@@ -129,8 +129,12 @@ Json collect_node_config(const CheckContext& ctx) {
   const Host& host = ctx.host();
   Json gpus = Json::array();
   std::set<std::string> seen;
-  for (const auto* gpu : ctx.fact<GpuInventory>().pci_gpus()) {
-    if (!gpu->bdf.empty() && seen.insert(gpu->bdf).second) gpus.push_back(gpu_config(host, *gpu));
+  // The GPUs of the inventory a check read: the report reads no GPU tree the checks
+  // did not (so `--only os` lists none and its capture holds no PCI, DRM or KFD tree).
+  if (const auto* inventory = ctx.computed_fact<GpuInventory>()) {
+    for (const auto* gpu : inventory->pci_gpus()) {
+      if (!gpu->bdf.empty() && seen.insert(gpu->bdf).second) gpus.push_back(gpu_config(host, *gpu));
+    }
   }
   const auto cmdline = host.read_file("/proc/cmdline", kMaxCmdlineBytes);
   if (!cmdline && gpus.empty()) return nullptr;

@@ -160,18 +160,16 @@ Report run_checks(const Host& host, const RunOptions& options, const std::vector
     for (auto& finding : judged.findings) make_displayable(finding);  // rule names and messages are the policy's text
     report.checks.push_back(std::move(judged));
   }
-  // The GPU inventory: when GPUs exist or a GPU check ran (issue 3).
+  // The GPU inventory, when a check read it (issue 3): the runner reads nothing the
+  // checks did not, so `capture --only os` records no KFD, DRM or PCI tree. The GPU
+  // checks list the section even when it is empty ("no GPU" is their answer).
   const bool gpu_checks = std::any_of(checks.begin(), checks.end(), [](const Check* check) {
     return check->id() == "gpu-arch" || check->id() == "libraries";
   });
-  try {
-    const auto& inventory = ctx.fact<GpuInventory>();
-    if (gpu_checks || !inventory.gpus.empty()) {
-      report.sections["gpus"] = inventory.to_json();
-      report.sections["physical_gpus"] = inventory.physical_json();
-    }
-  } catch (const std::exception& error) {
-    spdlog::error("GPU inventory failed: {}", error.what());
+  if (const auto* inventory = ctx.computed_fact<GpuInventory>();
+      inventory && (gpu_checks || !inventory->gpus.empty())) {
+    report.sections["gpus"] = inventory->to_json();
+    report.sections["physical_gpus"] = inventory->physical_json();
   }
   // Under WSL the Windows adapters the wsl check read (DXCore): rows marked `wsl: true`.
   if (const auto* wsl = ctx.computed_fact<WslAdapters>(); wsl && !wsl->gpu_rows().empty()) {

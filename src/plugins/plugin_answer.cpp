@@ -1,4 +1,4 @@
-#include "plugins/plugin_answer.h"
+#include "rocm_doctor/plugin_answer.h"
 
 #include <fmt/format.h>
 

@@ -15,11 +15,10 @@
 #include "host/live_host.h"
 #include "plugins/plugin_scan.h"
 #include "probe/child_process.h"
+#include "rocm_doctor/plugin_answer.h"
 
 namespace rocm_doctor::plugins {
 
-// The plugin protocol version, both ways (docs/plugins.md).
-inline constexpr int kProtocol = 1;
 // What a plugin may print on stdout; more is an invalid answer.
 inline constexpr std::size_t kStdoutLimit = 1024 * 1024;
 // The end of its stderr kept as evidence.

@@ -46,6 +46,7 @@ TEST(OsCheck, Wsl2KernelIsNoted) {
   b.os_release("ubuntu", "22.04", "Ubuntu 22.04.4 LTS").kernel("5.15.153.1-microsoft-standard-WSL2");
   const auto report = run_on(*b.open(), {"os"});
   EXPECT_EQ(require(report, "os.wsl").evidence.at(0).value, "5.15.153.1-microsoft-standard-WSL2");
+  EXPECT_EQ(require(report, "os.wsl").evidence.at(0).source, "/proc/sys/kernel/osrelease");
 }
 
 TEST(OsCheck, ContainerRuntimeIsNamed) {
@@ -56,10 +57,39 @@ TEST(OsCheck, ContainerRuntimeIsNamed) {
 }
 
 TEST(OsCheck, NeverWarns) {
-  SnapshotBuilder b;  // nothing at all: every fact unknown
-  for (const auto& finding : all_findings(run_on(*b.open(), {"os"}))) {
-    EXPECT_LT(finding.severity, Severity::warning) << finding.id;
-  }
+  SnapshotBuilder b;  // nothing at all: every fact unknown, and still only notes
+  const auto findings = all_findings(run_on(*b.open(), {"os"}));
+  ASSERT_EQ(findings.size(), 2U) << "the distribution and the kernel, both unknown";
+  for (const auto& finding : findings) EXPECT_EQ(finding.severity, Severity::info) << finding.id;
+  EXPECT_EQ(findings[0].id, "os.unknown-distribution");
+  EXPECT_EQ(findings[1].summary, "Kernel release unknown");
+}
+
+// Evidence cites the file the fact came from, fallbacks included.
+TEST(OsCheck, EvidenceNamesTheFallbackFilesItRead) {
+  SnapshotBuilder b;
+  b.file("/usr/lib/os-release", "ID=debian\nVERSION_ID=\"12\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n")
+      .file("/proc/version",
+            "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0, "
+            "GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)\n");
+  const auto report = run_on(*b.open(), {"os"});
+  const auto& distribution = require(report, "os.distribution");
+  ASSERT_EQ(distribution.evidence.size(), 1U);
+  EXPECT_EQ(distribution.evidence[0].source, "/usr/lib/os-release");
+  const auto& kernel = require(report, "os.kernel");
+  EXPECT_EQ(kernel.summary, "Kernel 6.1.0-18-amd64");
+  ASSERT_EQ(kernel.evidence.size(), 1U);
+  EXPECT_EQ(kernel.evidence[0].source, "/proc/version");
+}
+
+TEST(OsCheck, EvidenceNamesTheContainerMarkItFound) {
+  SnapshotBuilder b;
+  b.os_release("ubuntu", "22.04", "Ubuntu 22.04.4 LTS").kernel("6.5.0-41-generic").file("/run/.containerenv", "");
+  const auto report = run_on(*b.open(), {"os"});
+  const auto& container = require(report, "os.container");
+  ASSERT_EQ(container.evidence.size(), 1U);
+  EXPECT_EQ(container.evidence[0].source, "/run/.containerenv");
+  EXPECT_EQ(container.evidence[0].value, "podman");
 }
 
 }  // namespace

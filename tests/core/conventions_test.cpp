@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -34,6 +35,40 @@ TEST(Conventions, NoFileDeclaresAnEmbeddedAccessorByHand) {
     }
   }
   EXPECT_GT(files, 100U);
+}
+
+// Checks see the check API (include/rocm_doctor/), their siblings in checks/ and the
+// generated headers, never the engine's internals under src/ (docs/architecture.md,
+// "What may include what"): a check that needs more gets it through a header in include/.
+TEST(Conventions, ChecksIncludeOnlyTheCheckApiTheirSiblingsAndGeneratedHeaders) {
+  const fs::path source(ROCM_DOCTOR_SOURCE_DIR);
+  const std::regex kInclude(R"(^\s*#\s*include\s*([<"])([^>"]+)[>"])");
+  const std::set<std::string> generated = {"embedded_data.h", "version.h"};  // build/generated/
+  std::size_t includes = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(source / "checks")) {
+    const auto extension = entry.path().extension();
+    if (!entry.is_regular_file() || (extension != ".cpp" && extension != ".h")) continue;
+    std::ifstream stream(entry.path());
+    int number = 0;
+    for (std::string line; std::getline(stream, line);) {
+      ++number;
+      std::smatch match;
+      if (!std::regex_search(line, match, kInclude)) continue;
+      ++includes;
+      const std::string header = match[2];
+      const auto where = fs::relative(entry.path(), source).string() + ":" + std::to_string(number) + " ";
+      if (match[1] == "<") {  // a system or Debian library header, never one of the engine's
+        EXPECT_FALSE(fs::exists(source / "src" / header)) << where << "reaches src/" << header;
+        continue;
+      }
+      const bool api = header.starts_with("rocm_doctor/") && fs::exists(source / "include" / header);
+      const bool sibling = header.find("..") == std::string::npos && fs::exists(entry.path().parent_path() / header);
+      EXPECT_TRUE(api || sibling || generated.contains(header))
+          << where << "includes \"" << header << "\": checks see include/rocm_doctor/, checks/ and "
+          << "the generated headers only (docs/architecture.md)";
+    }
+  }
+  EXPECT_GT(includes, 200U) << "the include scan found too little: is the pattern stale?";
 }
 
 // Every check has its unit test, named after it: tests/checks/<id with _>_test.cpp.

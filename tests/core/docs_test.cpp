@@ -77,10 +77,44 @@ TEST(Docs, EveryFindingIdLiteralInTheChecksIsDeclared) {
       if (!families.contains((*match)[1].str()) || (*match)[2].str() == "h") continue;
       ++seen;
       EXPECT_TRUE(declared.contains((*match)[1].str() + "." + (*match)[2].str()))
-          << entry.path().filename().string() << " names " << (*match)[0] << ", which no check declares";
+          << entry.path().filename().string() << " names " << (*match)[0]
+          << ", which no check declares: declare it in finding_ids(), or, if it is no finding id (a kernel "
+          << "parameter, a file name), see \"Ids\" in docs/adding-a-check.md";
     }
   }
   EXPECT_GE(seen, declared.size()) << "the scan found fewer id literals than declared ids: is the pattern stale?";
+}
+
+// docs/architecture.md's layout names every folder under src/ (and says what it holds).
+TEST(Docs, ArchitectureNamesEverySourceFolder) {
+  const std::filesystem::path source(ROCM_DOCTOR_SOURCE_DIR);
+  std::ifstream stream(source / "docs" / "architecture.md");
+  std::stringstream page;
+  page << stream.rdbuf();
+  std::size_t folders = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(source / "src")) {
+    if (!entry.is_directory()) continue;
+    ++folders;
+    const auto name = "\nsrc/" + entry.path().filename().string() + "/ ";
+    EXPECT_NE(page.str().find(name), std::string::npos) << "docs/architecture.md's layout has no line for" << name;
+  }
+  EXPECT_GT(folders, 10U);
+}
+
+// The id rules of docs/adding-a-check.md ("Ids"): check ids are lowercase words joined
+// by hyphens; finding ids are such a prefix, one dot and such a name.
+TEST(Docs, EveryFindingIdIsAPrefixDotAName) {
+  const std::regex word("[a-z0-9]+(-[a-z0-9]+)*");
+  const std::regex finding_id("[a-z0-9]+(-[a-z0-9]+)*\\.[a-z0-9]+(-[a-z0-9]+)*");
+  std::size_t ids = 0;
+  for (const Check* check : registered_checks()) {
+    EXPECT_TRUE(std::regex_match(std::string(check->id()), word)) << "check id '" << check->id() << "'";
+    for (const auto id : check->finding_ids()) {
+      ++ids;
+      EXPECT_TRUE(std::regex_match(std::string(id), finding_id)) << check->id() << " declares '" << id << "'";
+    }
+  }
+  EXPECT_GT(ids, 100U);
 }
 
 // docs/checks.md's table "check -> finding-id prefixes": check ids and finding-id

@@ -10,7 +10,9 @@
 #include <sstream>
 
 #include "core/report_versions.h"
+#include "core/runner.h"
 #include "fix/fix_plan.h"
+#include "host/read_once_host.h"
 #include "rocm_doctor/diagnosis.h"
 #include "rocm_doctor/impact.h"
 #include "rocm_doctor/policy.h"
@@ -142,7 +144,9 @@ void expect_plan_does_only_what_helps(const Report& report, const fs::path& fold
       const auto install = std::find(argv.begin(), argv.end(), "install");
       if (argv.size() > 2 && (argv[1] == "apt" || argv[1] == "apt-get") && install != argv.end()) {
         for (auto it = install + 1; it != argv.end(); ++it) {
-          if (!it->starts_with("-")) EXPECT_FALSE(package_installed(dpkg, *it)) << command << ": already installed";
+          if (!it->starts_with("-")) {
+            EXPECT_FALSE(package_installed(dpkg, *it)) << command << ": already installed";
+          }
         }
       }
       const bool usermod = argv.size() >= 5 && argv[1] == "usermod";
@@ -167,6 +171,14 @@ void expect_fix_plan_does_only_what_helps(const Report& report, const fs::path& 
     if (finding.severity >= Severity::warning) alarms.push_back(finding.id);
   }
   if (!alarms.empty()) expect_plan_does_only_what_helps(report, folder, alarms);
+}
+
+// A scenario folder as a test name: letters and digits, the rest '_'.
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+  return name;
 }
 
 class Scenario : public ::testing::TestWithParam<std::string> {};
@@ -214,7 +226,9 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
     EXPECT_EQ(report.root_causes, expectation["root_causes"].get<std::vector<std::string>>()) << "root_causes";
   } else {
     EXPECT_TRUE(report.root_causes.empty()) << "a healthy scenario has no root cause, got " << report.root_causes[0];
-    if (expectation.contains("root_causes")) EXPECT_TRUE(expectation["root_causes"].empty());
+    if (expectation.contains("root_causes")) {
+      EXPECT_TRUE(expectation["root_causes"].empty());
+    }
   }
   EXPECT_EQ(report.also, expectation.value("also", std::vector<std::string>{})) << "also";
   expect_ranked_by_impact(report);
@@ -243,12 +257,134 @@ TEST_P(Scenario, ProducesExactlyTheExpectedFindings) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Scenario, ::testing::ValuesIn(scenario_names()), [](const auto& info) {
-  std::string name = info.param;
-  std::replace_if(
-      name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
-  return name;
-});
+INSTANTIATE_TEST_SUITE_P(All, Scenario, ::testing::ValuesIn(scenario_names()), test_name);
+
+// Answers a probe only when the running check declares it in probes(), as a live
+// run plans only the probes its selected checks read (docs/performance.md), and
+// remembers what was asked and read.
+class DeclaredProbesHost final : public Host {
+ public:
+  DeclaredProbesHost(const Host& inner, const Check& check) : inner_(inner) {
+    for (const auto name : check.probes()) declared_.emplace(name);
+  }
+  mutable std::set<std::string> asked;  // probes
+  mutable std::set<std::string> read;   // files, folders, links and nodes
+
+  std::string_view source() const override { return inner_.source(); }
+  HostResult<std::string> read_file(std::string_view path, std::size_t max_bytes) const override {
+    read.emplace(path);
+    return inner_.read_file(path, max_bytes);
+  }
+  HostResult<std::string> read_range(std::string_view path, std::uint64_t offset, std::size_t length) const override {
+    return inner_.read_range(path, offset, length);
+  }
+  HostResult<std::uint64_t> file_size(std::string_view path) const override { return inner_.file_size(path); }
+  HostResult<std::vector<DirEntry>> list_dir(std::string_view path) const override {
+    read.emplace(path);
+    return inner_.list_dir(path);
+  }
+  HostResult<std::string> read_link(std::string_view path) const override {
+    read.emplace(path);
+    return inner_.read_link(path);
+  }
+  HostResult<NodeInfo> stat_node(std::string_view path) const override {
+    read.emplace(path);
+    return inner_.stat_node(path);
+  }
+  std::optional<std::string> env(std::string_view name) const override { return inner_.env(name); }
+  std::vector<std::string> env_names() const override { return inner_.env_names(); }
+  Identity identity() const override { return inner_.identity(); }
+  std::optional<GroupEntry> group_by_gid(std::uint32_t gid) const override { return inner_.group_by_gid(gid); }
+  std::optional<GroupEntry> group_by_name(std::string_view name) const override { return inner_.group_by_name(name); }
+  std::optional<UserEntry> user_by_name(std::string_view name) const override { return inner_.user_by_name(name); }
+  std::optional<nlohmann::json> run_plugins(const nlohmann::json& facts) const override {
+    return inner_.run_plugins(facts);
+  }
+  std::optional<nlohmann::json> probe(std::string_view name) const override {
+    asked.emplace(name);
+    return declared(name) ? inner_.probe(name) : std::nullopt;
+  }
+  bool declared(std::string_view name) const { return declared_.contains(std::string(name)); }
+
+ private:
+  const Host& inner_;
+  std::set<std::string> declared_;
+};
+
+// Everything a check's result says, except what the later stages add (caused_by,
+// a policy's acceptance): one line per field, so a failure shows the difference.
+std::string described(const CheckResult& result) {
+  std::ostringstream out;
+  out << to_string(result.status) << " " << result.skipped_reason << result.internal_error << "\n";
+  for (const auto& finding : result.findings) {
+    out << finding.id << " " << to_string(finding.severity) << " " << finding.summary << "\n  " << finding.detail
+        << "\n";
+    for (const auto& evidence : finding.evidence)
+      out << "  evidence " << evidence.source << ": " << evidence.value << "\n";
+    for (const auto& fix : finding.fixes) {
+      out << "  fix " << fix.description << " root=" << fix.needs_root << " reboot=" << fix.needs_reboot
+          << " relogin=" << fix.needs_relogin << " verify=" << fix.verify << "\n";
+      for (const auto& command : fix.commands) out << "    $ " << command << "\n";
+    }
+  }
+  return out.str();
+}
+
+// Issue 30: `--only X` finds exactly what the full run finds for X, on every scenario and
+// every check. A check that reads a probe it does not declare, or a fact only another check
+// computes (computed_fact), differs here. In-process, like run_checks: each check alone in a
+// fresh CheckContext (what `--only X` builds), the host's reads shared for speed.
+class ScenarioAlone : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ScenarioAlone, EveryCheckAloneFindsWhatTheFullRunFindsForIt) {
+  const fs::path folder = fs::path(ROCM_DOCTOR_SCENARIOS_DIR) / GetParam();
+  const auto expectation = load_expectation(folder);
+  auto snapshot = SnapshotHost::open(snapshot_folder(expectation, folder));
+  ASSERT_TRUE(snapshot) << snapshot.error();
+  const ReadOnceHost host(**snapshot);
+  auto options = options_from(expectation, folder);
+  options.policies = nullptr;  // a policy judges the report after the checks, not one check alone
+  // The full run's check loop, as run_checks runs it: every check in order in one context
+  // (the causal stage after it would drop some fixes, so it is left out on both sides).
+  const auto& checks = registered_checks();
+  const CheckContext shared(host, options);
+  std::vector<CheckResult> full;
+  for (const Check* check : checks) full.push_back(run_check(*check, shared));
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    const Check& check = *checks[i];
+    const DeclaredProbesHost gated(host, check);
+    const CheckContext alone(gated, options);
+    EXPECT_EQ(described(run_check(check, alone)), described(full[i])) << "--only " << check.id();
+    for (const auto& name : gated.asked) {
+      EXPECT_TRUE(gated.declared(name)) << check.id() << " reads the " << name << " probe: declare it in probes()";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ScenarioAlone, ::testing::ValuesIn(scenario_names()), test_name);
+
+// The runner reads nothing the checks did not (check.h): `--only os` on an 8-GPU machine
+// reads no KFD, DRM or PCI tree, so its capture records none (issue 30).
+TEST(Scenarios, OnlyOsReadsNoGpuTree) {
+  auto snapshot = SnapshotHost::open(fs::path(ROCM_DOCTOR_SCENARIOS_DIR) / "gpu-mi300x-x8");
+  ASSERT_TRUE(snapshot) << snapshot.error();
+  const Check* os = find_check("os");
+  ASSERT_NE(os, nullptr);
+  const DeclaredProbesHost host(**snapshot, *os);
+  const RunOptions options;
+  const auto report = run_checks(host, options, {os});
+  EXPECT_FALSE(report.sections.contains("gpus"));
+  ASSERT_FALSE(host.read.empty());
+  for (const auto& path : host.read) {
+    for (const char* tree : {"/sys/class/kfd", "/sys/class/drm", "/sys/bus/pci", "/dev/dri"}) {
+      EXPECT_FALSE(path.starts_with(tree)) << "--only os read " << path;
+    }
+  }
+  // The same machine's full run does list its GPUs.
+  const auto full = run_checks(**snapshot, options, registered_checks());
+  ASSERT_TRUE(full.sections.contains("gpus"));
+  EXPECT_EQ(full.sections.at("gpus").size(), 8U);
+}
 
 TEST(Scenarios, CoverEveryFindingId) {
   std::set<std::string> covered;

@@ -1,6 +1,6 @@
 // A plugin's answer is parsed strictly, and a finished plugin child is judged
 // the same way whatever it did (tables of cases).
-#include "plugins/plugin_answer.h"
+#include "rocm_doctor/plugin_answer.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -16,6 +16,10 @@
 
 namespace rocm_doctor::plugins {
 
+// The plugin protocol version, both ways (docs/plugins.md): the `plugins` check
+// sends it in the facts and parse_plugin_answer() accepts only it.
+inline constexpr int kProtocol = 1;
+
 inline constexpr std::size_t kMaxFindings = 100;
 inline constexpr std::size_t kMaxText = 4096;  // bytes of any one string
 
