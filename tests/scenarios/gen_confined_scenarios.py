@@ -19,8 +19,11 @@ import json
 import os
 import shutil
 
+import scenario_out
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASE = os.path.join(HERE, "gpu-mi300x-x8")
+scenario_out.parse(__doc__)
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
 GPU_NODES = list(range(2, 10))  # KFD nodes 0 and 1 are the two CPU sockets
 RENDER_MINOR = {node: 126 + node for node in GPU_NODES}  # node 2 -> renderD128 ... node 9 -> renderD135
@@ -40,7 +43,7 @@ def slurm_env(job_gpus, visible, variables=("ROCR_VISIBLE_DEVICES", "CUDA_VISIBL
 
 
 def write(name, description, open_nodes, env, expect, absent=(), docker=False, root_causes=()):
-    target = os.path.join(HERE, name)
+    target = str(scenario_out.folder(name))
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(BASE, target, symlinks=True)
     with open(os.path.join(target, "snapshot.json")) as f:

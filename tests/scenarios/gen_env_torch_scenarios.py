@@ -3,6 +3,8 @@
 (ROCm 6.2.4, gfx1100): each copies its snapshot and changes env, probes or nodes."""
 import json, shutil, pathlib
 
+import scenario_out
+
 HERE = pathlib.Path(__file__).parent
 BASE = HERE / "ubuntu2204-rx7900xtx-healthy"
 
@@ -109,8 +111,9 @@ TOOLS_NONE = ["tools-none"]
 
 
 def main():
+    scenario_out.parse(__doc__)
     for name, (description, checks, env, probe, expect) in SCENARIOS.items():
-        target = HERE / name
+        target = scenario_out.folder(name)
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(BASE, target, symlinks=True)

@@ -12,6 +12,8 @@ import json
 import shutil
 from pathlib import Path
 
+import scenario_out
+
 HERE = Path(__file__).resolve().parent
 GIB = 1024 ** 3
 
@@ -41,7 +43,7 @@ class Machine:
     def __init__(self, name, description, folder=None):
         self.name = name
         self.description = description
-        self.folder = Path(folder) if folder else HERE / name
+        self.folder = Path(folder) if folder else scenario_out.folder(name)
         self.root = self.folder / "root"
         self.env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/rocm/bin",
                     "HOME": "/home/alice", "USER": "alice", "SHELL": "/bin/bash", "LANG": "en_US.UTF-8"}
@@ -504,6 +506,7 @@ def scenarios():
 
 
 def main():
+    scenario_out.parse(__doc__)
     for _ in scenarios():
         pass
 

@@ -9,6 +9,7 @@ it reproduces (docs/coverage.md). Rewrites only the folders it names.
 """
 import gen_gpu_scenarios
 from gen_gpu_scenarios import Machine
+import scenario_out
 
 GIB = 1024 ** 3
 MIB = 1024 ** 2
@@ -361,6 +362,7 @@ def render_node_scenarios():
 
 
 def main():
+    scenario_out.parse(__doc__)
     for _ in apu_scenarios():
         pass
     for _ in opencl_scenarios():

@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from gen_gpu_scenarios import Machine  # noqa: E402
+import scenario_out  # noqa: E402
 
 TABLE = json.loads((REPO / "checks/data/kernel_log.json").read_text())
 BOOT = REPO / "tests/checks/data/amdgpu_boot_lines.txt"
@@ -311,6 +312,7 @@ def incident_scenarios(boot):
 
 
 def main():
+    scenario_out.parse(__doc__)
     boot, sources = boot_lines()
     kernel_log_scenarios(boot, sources)
     counter_scenarios()

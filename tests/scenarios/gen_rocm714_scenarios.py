@@ -19,7 +19,10 @@ import os
 import shutil
 from pathlib import Path
 
+import scenario_out
+
 HERE = Path(__file__).resolve().parent
+scenario_out.parse(__doc__)
 HIP_FILE = "libamdhip64.so.7.14.60850-0000000"
 HSA_FILE = "libhsa-runtime64.so.1.21.0"
 
@@ -121,7 +124,7 @@ def hip_probe(found_path=None, fallback=False):
 
 def scenario(name, description, expect, absent, env=None, probes=None, build=None, checks=None, versions=None,
              root_causes=None):
-    folder = HERE / name
+    folder = scenario_out.folder(name)
     if folder.exists():
         shutil.rmtree(folder)
     root = folder / "root"

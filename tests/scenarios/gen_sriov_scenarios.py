@@ -10,8 +10,11 @@ import json
 import os
 import shutil
 
+import scenario_out
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASE = os.path.join(HERE, "platform-virtualized")
+scenario_out.parse(__doc__)
 GPU = "sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0"
 
 
@@ -31,7 +34,7 @@ def link(root, path, target):
 
 
 def start(name, description, expect, absent):
-    target = os.path.join(HERE, name)
+    target = str(scenario_out.folder(name))
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(BASE, target, symlinks=True)
     with open(os.path.join(target, "expected.json"), "w") as f:

@@ -10,6 +10,7 @@ import json
 import shutil
 
 from gen_gpu_scenarios import Machine
+import scenario_out
 
 DOCKER_MOUNTS = ("overlay / overlay rw,relatime,lowerdir=/var/lib/docker/overlay2/l/ZQ3V:/var/lib/docker/overlay2/l/"
                  "7KXF,upperdir=/var/lib/docker/overlay2/4f1c/diff,workdir=/var/lib/docker/overlay2/4f1c/work 0 0\n"
@@ -277,6 +278,7 @@ def scenarios():
 
 
 def main():
+    scenario_out.parse(__doc__)
     scenarios()
 
 
