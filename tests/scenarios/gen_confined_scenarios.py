@@ -23,6 +23,7 @@ import scenario_out
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASE = os.path.join(HERE, "gpu-mi300x-x8")
+NOT_COPIED = shutil.ignore_patterns("SOURCE.md")  # the base's SOURCE.md is about the base
 scenario_out.parse(__doc__)
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
 GPU_NODES = list(range(2, 10))  # KFD nodes 0 and 1 are the two CPU sockets
@@ -45,7 +46,7 @@ def slurm_env(job_gpus, visible, variables=("ROCR_VISIBLE_DEVICES", "CUDA_VISIBL
 def write(name, description, open_nodes, env, expect, absent=(), docker=False, root_causes=()):
     target = str(scenario_out.folder(name))
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(BASE, target, symlinks=True)
+    shutil.copytree(BASE, target, symlinks=True, ignore=NOT_COPIED)
     with open(os.path.join(target, "snapshot.json")) as f:
         snap = json.load(f)
     snap["captured_by"] = "tests/scenarios/gen_confined_scenarios.py"

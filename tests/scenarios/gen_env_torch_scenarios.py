@@ -7,6 +7,7 @@ import scenario_out
 
 HERE = pathlib.Path(__file__).parent
 BASE = HERE / "ubuntu2204-rx7900xtx-healthy"
+NOT_COPIED = shutil.ignore_patterns("SOURCE.md")  # the base's SOURCE.md is about the base
 
 
 def python_probe(torch):
@@ -137,7 +138,7 @@ def main():
         target = scenario_out.folder(name)
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(BASE, target, symlinks=True)
+        shutil.copytree(BASE, target, symlinks=True, ignore=NOT_COPIED)
         snapshot = json.loads((target / "snapshot.json").read_text())
         snapshot["env"].update(env)
         if name in EXTRA:

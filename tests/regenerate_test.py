@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Regenerates every generated scenario into a temporary folder and compares it with the committed tree.
+"""Regenerates the generated scenarios and knowledge tables into a temporary folder and compares them with the tree.
 
 Each gen_*.py (but gen_synthetic_node.py, which writes benchmark nodes, not the tree) runs with
 `--out TMP/<generator>`; every folder it writes must equal the committed folder of that name file for file:
 the same files, bytes, executable bits and symbolic links. No folder may be written by two generators, and a
 committed scenario folder no generator writes must say so: its SOURCE.md's first lines hold the line
 HAND_WRITTEN below (tests/scenarios/README.md, "Generated scenarios"). A generated folder must not say it.
-Exit status 1 names every difference.
+checks/data/generate_kb.py runs with `--out TMP/kb`: each table it writes must equal the committed one byte for
+byte. Exit status 1 names every difference.
 
-    tests/scenarios/regenerate_test.py [--keep DIR]   # DIR: keep the regenerated tree there
+    tests/regenerate_test.py [--keep DIR]   # DIR: keep the regenerated trees there
 """
 
 import argparse
@@ -19,13 +20,26 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+REPO = Path(__file__).resolve().parent.parent
+HERE = REPO / "tests" / "scenarios"
+KB = REPO / "checks" / "data"
 NOT_TREE_GENERATORS = {"gen_synthetic_node.py"}  # writes a node of N GPUs for bench/, never the tree
 HAND_WRITTEN = "Hand-written: no generator writes this folder."
 
 
 def generators():
     return sorted(p for p in HERE.glob("gen_*.py") if p.name not in NOT_TREE_GENERATORS)
+
+
+def kb_problems(out):
+    problems = []
+    for table in sorted(out.iterdir()):
+        committed = KB / table.name
+        if not committed.is_file():
+            problems.append(f"checks/data/{table.name}: generate_kb.py writes it, the tree has no such file")
+        elif committed.read_bytes() != table.read_bytes():
+            problems.append(f"checks/data/{table.name}: content differs from generate_kb.py's output")
+    return problems
 
 
 def run(generator, out):
@@ -83,11 +97,13 @@ def main():
         top = Path(args.keep or temporary).resolve()
         problems, owner = [], {}
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            runs = [pool.submit(run, g, top / g.stem) for g in generators()]
+            runs = [pool.submit(run, g, top / g.stem) for g in [KB / "generate_kb.py"] + generators()]
             for done in runs:
                 name, result = done.result()
                 if result.returncode != 0:
                     problems.append(f"{name} failed (exit {result.returncode}):\n{result.stderr.strip()}")
+        if (top / "generate_kb").is_dir():
+            problems += kb_problems(top / "generate_kb")
         for generator in generators():
             out = top / generator.stem
             for folder in sorted(p for p in out.iterdir() if p.is_dir()) if out.is_dir() else []:
@@ -108,8 +124,9 @@ def main():
             if not says_hand_written(folder):
                 problems.append(f"{folder.name}: no generator writes it and its SOURCE.md does not say "
                                 f"'{HAND_WRITTEN}'")
-        print(f"{len(generators())} generators wrote {len(owner)} folders; {len(hand)} hand-written; "
-              f"{len(scenarios)} scenarios")
+        tables = len(list((top / "generate_kb").glob("*.json")))
+        print(f"{len(generators())} scenario generators wrote {len(owner)} folders; {len(hand)} hand-written; "
+              f"{len(scenarios)} scenarios; generate_kb.py wrote {tables} tables")
         for problem in problems:
             print(problem)
         return 1 if problems else 0
