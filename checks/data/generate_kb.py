@@ -10,7 +10,6 @@ committed tables, byte for byte.
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent

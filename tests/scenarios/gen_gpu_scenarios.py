@@ -193,7 +193,6 @@ class Machine:
     def build_pci(self):
         for index, gpu in enumerate(self.gpus):
             bdf = gpu["bdf"]
-            bus = bdf.split(":")[1]
             real = f"/sys/devices/pci0000:00/0000:00:0{1 + index % 7}.{1 if not gpu['apu'] else 4}/{bdf}"
             for key, value in (("vendor", "0x1002"), ("device", gpu["device"]), ("class", gpu["pci_class"]),
                                ("subsystem_vendor", gpu["subsystem"][0]), ("subsystem_device", gpu["subsystem"][1]),

@@ -12,7 +12,6 @@ them); their values are built, and each SOURCE.md says so. Rewrites only its own
 """
 import json
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -120,7 +119,7 @@ def kernel_log_scenarios(boot, boot_sources):
                 "`[seconds]` prefix the threads show became the record's time).\n\n"
                 + ("The problem lines (priority 3), one per pattern of `checks/data/kernel_log.json` raising "
                    f"`{finding}`:\n\n" + "\n".join(lines) + "\n\n" if lines else "")
-                + f"Start-up lines (priority 6): `tests/checks/data/amdgpu_boot_lines.txt`, from "
+                + "Start-up lines (priority 6): `tests/checks/data/amdgpu_boot_lines.txt`, from "
                 + "; ".join(boot_sources) + ". They come from many machines, so their times are not in order.\n")
 
 
