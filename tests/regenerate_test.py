@@ -129,6 +129,10 @@ def main():
               f"{len(scenarios)} scenarios; generate_kb.py wrote {tables} tables")
         for problem in problems:
             print(problem)
+        if problems:
+            print("A generated file changes in its generator, never by hand: change the generator (or the fact "
+                  "sheet checks/data/kb/gpu_db.json), run it without --out and commit both "
+                  "(tests/scenarios/README.md, \"Generated scenarios\").")
         return 1 if problems else 0
 
 
