@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Derives the knowledge-base tables in this folder from the reviewed fact sheet
-(../shared/reference/gpu_db.json). Run it when the fact sheet changes and commit the
-JSON it writes; the build never runs it.
+"""Derives gfx_targets.json, pci_ids.json and rocm_releases.json in this folder from the fact sheet
+kb/gpu_db.json (every row with its sources; its _meta says where it came from and what was added).
+A fact for these tables goes into the fact sheet, never into the tables by hand: run this and commit
+both. The build never runs it; tests/scenarios/regenerate_test.py checks that its output is the
+committed tables, byte for byte.
 
-    python3 checks/data/generate_kb.py /work/shared/reference/gpu_db.json
+    python3 checks/data/generate_kb.py [FACT_SHEET] [--out DIR]   # defaults: kb/gpu_db.json, this folder
 """
+import argparse
 import json
 import re
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -110,6 +112,7 @@ def targets(db):
             row["workaround"] = workaround[t["gfx"]]
         rows.append(row)
     return {
+        "_as_of": db["_meta"]["as_of"]["gfx_targets"],
         "_sources": sorted({s for t in db["targets"] for s in t["sources"]} | {LLVM_SOURCE}
                            | {s for m in db["overrides"]["mappings"] for s in m["sources"]}
                            | {s for h in HISTORY.values() for s in h["sources"]}),
@@ -161,6 +164,7 @@ def pci_ids(db):
             row["virtual_function"] = True
         rows.append(row)
     return {
+        "_as_of": db["_meta"]["as_of"]["pci_ids"],
         "_sources": sorted({s for p in db["pci_ids"] for s in p["sources"]}),
         "_notes": "PCI vendor 0x1002 device (and revision, null = any) -> marketing name and gfx target. "
                   "Prefer KFD gfx_target_version; use this table for names and when KFD is absent. 'xcds': "
@@ -181,6 +185,8 @@ def releases(db):
         rows.append({
             "release": r["release"],
             "patch_releases": [p.rstrip("?") for p in r["patch_releases"]],
+            "released": r["released"],
+            "layout": r["layout"],
             "gfx_targets": tgts,
             "gpus": r["gpus"],
             "deprecated_or_unsupported": r["deprecated_or_unsupported"],
@@ -190,9 +196,11 @@ def releases(db):
         })
     per_device = db["overrides"]["rules"]["per_device_variant"]
     return {
+        "_as_of": db["_meta"]["as_of"]["rocm_releases"],
         "_sources": sorted({s for r in db["support_matrix"] for s in r["sources"]}),
         "_notes": "Official Linux support per ROCm release: gfx targets (since = first patch release "
-                  "listing it), supported distributions with kernels, notes.",
+                  "listing it), supported distributions with kernels, notes. Each release row names its layout "
+                  "(legacy /opt/rocm-X.Y.Z or core-sdk /opt/rocm/core-X.Y) and the date of each patch release.",
         "per_device_override": {
             "variable": "HSA_OVERRIDE_GFX_VERSION_<node>",
             "since": "6.2",
@@ -206,9 +214,15 @@ def releases(db):
 
 
 def main():
-    db = json.loads(Path(sys.argv[1]).read_text())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("fact_sheet", nargs="?", default=str(HERE / "kb" / "gpu_db.json"))
+    parser.add_argument("--out", default=str(HERE), help="folder to write the tables into (default: this one)")
+    args = parser.parse_args()
+    db = json.loads(Path(args.fact_sheet).read_text())
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     for name, data in (("gfx_targets", targets(db)), ("pci_ids", pci_ids(db)), ("rocm_releases", releases(db))):
-        (HERE / f"{name}.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        (out / f"{name}.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

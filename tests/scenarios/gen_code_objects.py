@@ -17,6 +17,8 @@ import subprocess
 import zlib
 from pathlib import Path
 
+import scenario_out
+
 HERE = Path(__file__).resolve().parent
 ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/home/alice",
        "USER": "alice", "LANG": "C.UTF-8"}
@@ -73,7 +75,7 @@ def wheel_library(targets_per_bundle):
 
 
 def scenario(name, description, files, expectation, stats=None, env=None):
-    folder = HERE / name
+    folder = scenario_out.folder(name)
     root = folder / "root"
     for path, content in files.items():
         target = root / path.lstrip("/")
@@ -93,6 +95,7 @@ LIB = "/opt/app/lib/libtorch_hip.so"
 
 
 def main():
+    scenario_out.parse(__doc__)
     wheel = wheel_library(WHEEL_TARGETS)
     scenario("code-objects-wheel-lacks-gfx1201",
              "Image build for gfx1201 (RDNA4): the app's libtorch_hip.so carries zstd-compressed bundles for "

@@ -19,8 +19,12 @@ import json
 import os
 import shutil
 
+import scenario_out
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASE = os.path.join(HERE, "gpu-mi300x-x8")
+NOT_COPIED = shutil.ignore_patterns("SOURCE.md")  # the base's SOURCE.md is about the base
+scenario_out.parse(__doc__)
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
 GPU_NODES = list(range(2, 10))  # KFD nodes 0 and 1 are the two CPU sockets
 RENDER_MINOR = {node: 126 + node for node in GPU_NODES}  # node 2 -> renderD128 ... node 9 -> renderD135
@@ -40,9 +44,9 @@ def slurm_env(job_gpus, visible, variables=("ROCR_VISIBLE_DEVICES", "CUDA_VISIBL
 
 
 def write(name, description, open_nodes, env, expect, absent=(), docker=False, root_causes=()):
-    target = os.path.join(HERE, name)
+    target = str(scenario_out.folder(name))
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(BASE, target, symlinks=True)
+    shutil.copytree(BASE, target, symlinks=True, ignore=NOT_COPIED)
     with open(os.path.join(target, "snapshot.json")) as f:
         snap = json.load(f)
     snap["captured_by"] = "tests/scenarios/gen_confined_scenarios.py"

@@ -3,8 +3,11 @@
 (ROCm 6.2.4, gfx1100): each copies its snapshot and changes env, probes or nodes."""
 import json, shutil, pathlib
 
+import scenario_out
+
 HERE = pathlib.Path(__file__).parent
 BASE = HERE / "ubuntu2204-rx7900xtx-healthy"
+NOT_COPIED = shutil.ignore_patterns("SOURCE.md")  # the base's SOURCE.md is about the base
 
 
 def python_probe(torch):
@@ -106,14 +109,36 @@ EXTRA = {
     "miopen-writable": (MOUNTS_RW, HOME_NODES),
 }
 TOOLS_NONE = ["tools-none"]
+# What the report says beyond `expect`: its ranked root_causes, also and versions (compared exactly).
+RESULTS = {
+    "env-arch-and-mixed-releases": {"root_causes": ["env.rocm-arch-mismatch", "env.mixed-releases"]},
+    "env-debug-logging": {"root_causes": ["env.debug-logging"]},
+    "env-seed-advice": {"root_causes": ["env.path-invalid", "env.launch-blocking"], "also": ["env.unknown-variable"]},
+    "env-serialize-and-alloc-conf": {"root_causes": ["env.alloc-conf-invalid", "env.serialize", "env.debug-logging"]},
+    "env-typos": {"root_causes": [], "also": ["env.unknown-variable"]},
+    "env-visible-devices-bad": {"root_causes": ["env.visible-devices-invalid"]},
+    "env-visible-devices-conflict": {"root_causes": ["env.visible-devices-conflict"]},
+    "miopen-readonly-container": {"root_causes": ["miopen.cache-unwritable"]},
+    "torch-arch-missing": {"root_causes": ["torch.arch-missing"]},
+    "torch-cpu-wheel": {"root_causes": ["torch.cpu-build"]},
+    "torch-cuda-wheel": {"root_causes": ["torch.cuda-build"]},
+    "torch-import-crash": {"root_causes": ["torch.import-failed"]},
+    "torch-import-error": {"root_causes": ["torch.import-failed"]},
+    "torch-no-gpu": {"root_causes": ["env.visible-devices-invalid"]},
+    "torch-probe-timeout": {"root_causes": [], "also": ["torch.probe-failed"]},
+    "torch-rocm-mismatch": {"root_causes": ["torch.rocm-mismatch"]},
+    "torch-rocm62-healthy": {"versions": {"rocm": "6.2.4", "rocm_packaging": "amd", "rocm_prefix":
+        "/opt/rocm-6.2.4", "hip": "6.2.41134", "torch": "2.5.1+rocm6.2", "torch_hip": "6.2.41133-dd7f95766"}},
+}
 
 
 def main():
+    scenario_out.parse(__doc__)
     for name, (description, checks, env, probe, expect) in SCENARIOS.items():
-        target = HERE / name
+        target = scenario_out.folder(name)
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(BASE, target, symlinks=True)
+        shutil.copytree(BASE, target, symlinks=True, ignore=NOT_COPIED)
         snapshot = json.loads((target / "snapshot.json").read_text())
         snapshot["env"].update(env)
         if name in EXTRA:
@@ -127,7 +152,7 @@ def main():
             snapshot.setdefault("probes", {})["python"] = probe
         (target / "snapshot.json").write_text(json.dumps(snapshot, indent=2) + "\n")
         expected = {"description": "Ubuntu 22.04, RX 7900 XTX (gfx1100), ROCm 6.2.4: " + description,
-                    "checks": checks, "expect": expect}
+                    "checks": checks, "expect": expect, **RESULTS.get(name, {})}
         (target / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
 
 

@@ -12,6 +12,8 @@ import json
 import shutil
 from pathlib import Path
 
+import scenario_out
+
 HERE = Path(__file__).resolve().parent
 GIB = 1024 ** 3
 
@@ -37,11 +39,38 @@ MIOPEN_60 = ["gfx900_56.kdb", "gfx900_64.kdb", "gfx906_60.kdb", "gfx906_64.kdb",
 HIPBLASLT_60 = ["gfx90a", "gfx940", "gfx941", "gfx942"]
 
 
+# What the report says beyond `expect`, by scenario: its ranked `root_causes`, `also` and `versions`
+# (expected.json; tests/core/scenarios_test.cpp compares each exactly). Each generator adds the entries of
+# the folders it writes (state()); Machine.save writes them.
+RESULTS = {
+    "gpu-apu-plus-rx7900xtx": {"root_causes": ["gpu.igpu-present"]},
+    "gpu-apu-plus-rx7900xtx-global-override": {"root_causes": ["gpu.override-invalid", "gpu.igpu-present"]},
+    "gpu-busy-vram-and-kfd-mismatch": {"root_causes": ["gpu.kfd-mismatch", "gpu.vram-in-use"]},
+    "gpu-image-target-gfx": {"root_causes": ["gpu.unsupported"]},
+    "gpu-mi300x-x8": {"versions": {"rocm": "6.2.4", "rocm_packaging": "amd", "rocm_prefix": "/opt/rocm-6.2.4",
+        "amdgpu": "6.3.6", "amdgpu_source": "module", "amdgpu_rocm": "6.0"}},
+    "gpu-none-visible": {"root_causes": ["gpu.none-visible"]},
+    "gpu-rocblas-missing-card-tensile": {"root_causes": ["gpu.unsupported"]},
+    "gpu-rx5700xt-override-10.3.0": {"root_causes": ["gpu.override-invalid"]},
+    "gpu-rx580-rocm6": {"root_causes": ["gpu.unsupported"]},
+    "gpu-rx6700xt-no-override": {"root_causes": ["gpu.override-needed"]},
+    "gpu-rx6700xt-override-11.0.0": {"root_causes": ["gpu.override-invalid"]},
+    "gpu-rx6700xt-override-gfx-name": {"root_causes": ["gpu.override-invalid"]},
+    "gpu-rx7600-hip-only": {"root_causes": ["gpu.override-needed"]},
+    "gpu-rx7600-rocblas": {"root_causes": ["lib.miopen-arch-missing"]},
+    "gpu-rx7900xtx-needless-override": {"root_causes": ["gpu.override-unneeded"]},
+}
+
+
+def state(results):
+    RESULTS.update(results)
+
+
 class Machine:
     def __init__(self, name, description, folder=None):
         self.name = name
         self.description = description
-        self.folder = Path(folder) if folder else HERE / name
+        self.folder = Path(folder) if folder else scenario_out.folder(name)
         self.root = self.folder / "root"
         self.env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/rocm/bin",
                     "HOME": "/home/alice", "USER": "alice", "SHELL": "/bin/bash", "LANG": "en_US.UTF-8"}
@@ -164,7 +193,6 @@ class Machine:
     def build_pci(self):
         for index, gpu in enumerate(self.gpus):
             bdf = gpu["bdf"]
-            bus = bdf.split(":")[1]
             real = f"/sys/devices/pci0000:00/0000:00:0{1 + index % 7}.{1 if not gpu['apu'] else 4}/{bdf}"
             for key, value in (("vendor", "0x1002"), ("device", gpu["device"]), ("class", gpu["pci_class"]),
                                ("subsystem_vendor", gpu["subsystem"][0]), ("subsystem_device", gpu["subsystem"][1]),
@@ -225,6 +253,7 @@ class Machine:
             expected["absent"] = list(absent)
         if options:
             expected["options"] = options
+        expected.update(RESULTS.get(self.name, {}))
         (self.folder / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
 
 
@@ -461,7 +490,8 @@ def scenarios():
               hive=0x9E1F2A3B4C5D6E7F, sdma=16, xgmi_sdma=14, num_xcc=8, clock=2100, numa=0 if i < 4 else 1,
               pci_class="0x120000")
     m.rocm("6.2.4", "139")
-    yield m.save({"gpu.supported": "ok", "lib.installed": "info", "lib.arch-covered": "ok"})
+    yield m.save({"gpu.supported": "ok", "lib.installed": "info", "lib.arch-covered": "ok"},
+                 checks=("os", "gpu-arch", "libraries", "packages"))
 
     m = Machine("gpu-rx580-rocm6", "RX 580 (Polaris, gfx803) on ROCm 6.0.2: no compatible target is built in; "
                 "rocBLAS 5.7 was the last to carry gfx803").base_system()
@@ -504,6 +534,7 @@ def scenarios():
 
 
 def main():
+    scenario_out.parse(__doc__)
     for _ in scenarios():
         pass
 

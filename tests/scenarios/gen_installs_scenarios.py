@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import gen_code_objects as co  # noqa: E402
 import gen_gpu_scenarios as gpus  # noqa: E402
+import scenario_out  # noqa: E402
 
 gpus.ARCH.update({"gfx1103": (110003, 2, 32, 16, 64, 64), "gfx1151": (110501, 2, 32, 16, 64, 64),
                   "gfx1201": (120001, 2, 32, 16, 64, 64)})
@@ -97,7 +98,7 @@ def source_md(m, text):
 
 def ollama_container_strix_halo():
     name = "installs-ollama-container-strix-halo"
-    folder = HERE / name
+    folder = scenario_out.folder(name)
     if folder.exists():
         shutil.rmtree(folder)
     shutil.copytree(HERE / "real-strix-halo-rocm702" / "root", folder / "root", symlinks=True)
@@ -380,6 +381,7 @@ def rocm_102():
 
 
 def main():
+    scenario_out.parse(__doc__)
     ollama_container_strix_halo()
     ollama_780m_scenarios()
     torch_venv()

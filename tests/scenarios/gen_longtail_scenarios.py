@@ -9,11 +9,34 @@ it reproduces (docs/coverage.md). Rewrites only the folders it names.
 """
 import gen_gpu_scenarios
 from gen_gpu_scenarios import Machine
+import scenario_out
 
 GIB = 1024 ** 3
 MIB = 1024 ** 2
 gen_gpu_scenarios.ARCH.setdefault("gfx1103", (110003, 2, 32, 16, 64, 64))
 gen_gpu_scenarios.ARCH.setdefault("gfx1151", (110501, 2, 32, 16, 64, 64))
+# The report's root_causes and also (gen_gpu_scenarios.RESULTS).
+gen_gpu_scenarios.state({
+    "apu-780m-carveout-old-kernel": {"root_causes": ["apu.memory-small"]},
+    "apu-halo-64g-limit-over-ram": {"root_causes": ["apu.gtt-over-ram"]},
+    "apu-halo-amdttm-ignores-ttm-conf": {"root_causes": ["apu.ttm-not-applied"]},
+    "apu-halo-gttsize-over-ttm": {"root_causes": ["apu.gttsize-over-ttm"]},
+    "apu-halo-param-invalid": {"root_causes": ["apu.memory-param-invalid"]},
+    "apu-halo-pool-capped-old-kernel": {"root_causes": ["apu.memory-capped"]},
+    "container-one-of-two-gpus-visible-index": {"root_causes": ["container.visible-index-out-of-range"]},
+    "opencl-clover-beside-rocm": {"root_causes": ["opencl.amd-gpu-twice"]},
+    "opencl-icd-stale-release": {"root_causes": ["opencl.icd-unresolved"]},
+    "opencl-no-amd-icd": {"root_causes": ["opencl.no-amd-icd"]},
+    "opencl-rusticl-radeonsi-enabled": {"root_causes": ["opencl.amd-gpu-twice"]},
+    "python-amdsmi-user-site-newer": {"root_causes": ["python.rocm-package-mismatch"]},
+    "python-amdsmi-venv-older": {"root_causes": ["python.rocm-package-mismatch"]},
+    "repo-suite-debian13-jammy": {"root_causes": ["rocm.repo-suite-mismatch"], "also": ["os.unsupported"]},
+    "repo-suite-debian13-noble-rocm70": {"root_causes": [], "also": ["os.unsupported"]},
+    "repo-suite-jammy-on-noble": {"root_causes": ["rocm.repo-suite-mismatch"]},
+    "repo-suite-ubuntu2504-interim": {"root_causes": ["rocm.repo-suite-mismatch"], "also": ["os.unsupported"]},
+    "rocm-link-missing-ldconf": {"root_causes": ["rocm.link-missing"]},
+    "rocm-link-missing-mint": {"root_causes": [], "also": ["rocm.link-missing"]},
+})
 
 
 class Apu(Machine):
@@ -361,6 +384,7 @@ def render_node_scenarios():
 
 
 def main():
+    scenario_out.parse(__doc__)
     for _ in apu_scenarios():
         pass
     for _ in opencl_scenarios():

@@ -12,7 +12,6 @@ them); their values are built, and each SOURCE.md says so. Rewrites only its own
 """
 import json
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from gen_gpu_scenarios import Machine  # noqa: E402
+import scenario_out  # noqa: E402
 
 TABLE = json.loads((REPO / "checks/data/kernel_log.json").read_text())
 BOOT = REPO / "tests/checks/data/amdgpu_boot_lines.txt"
@@ -119,7 +119,7 @@ def kernel_log_scenarios(boot, boot_sources):
                 "`[seconds]` prefix the threads show became the record's time).\n\n"
                 + ("The problem lines (priority 3), one per pattern of `checks/data/kernel_log.json` raising "
                    f"`{finding}`:\n\n" + "\n".join(lines) + "\n\n" if lines else "")
-                + f"Start-up lines (priority 6): `tests/checks/data/amdgpu_boot_lines.txt`, from "
+                + "Start-up lines (priority 6): `tests/checks/data/amdgpu_boot_lines.txt`, from "
                 + "; ".join(boot_sources) + ". They come from many machines, so their times are not in order.\n")
 
 
@@ -311,6 +311,7 @@ def incident_scenarios(boot):
 
 
 def main():
+    scenario_out.parse(__doc__)
     boot, sources = boot_lines()
     kernel_log_scenarios(boot, sources)
     counter_scenarios()

@@ -21,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from gen_gpu_scenarios import MIOPEN_60, ROCBLAS_60  # noqa: E402
+import scenario_out  # noqa: E402
 from gen_real_scenarios import DISPLAY_DEVICES, REVISION, TOPOLOGY, RealNode, ubuntu2004  # noqa: E402
 
 # PCI revision of the built function, from the knowledge base's row for the device (the captures have none).
@@ -337,6 +338,7 @@ def mi300a_x4():
 
 
 def main():
+    scenario_out.parse(__doc__)
     tinygrad_7900xtx()
     rocmi_mi100()
     thamada_mi300x_x4()

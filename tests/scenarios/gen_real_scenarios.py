@@ -10,8 +10,11 @@ later partitions, and the /dev nodes. Nothing the capture says is changed.
 
 The captures come from ROCm/k8s-device-plugin's testdata (see each scenario's SOURCE.md):
 
+    gen_real_scenarios.py                 # the captures kept in the committed real-* folders
     git clone https://github.com/ROCm/k8s-device-plugin && \
-      gen_real_scenarios.py --k8s-device-plugin k8s-device-plugin/.git
+      gen_real_scenarios.py --k8s-device-plugin k8s-device-plugin/.git   # the captures from the source
+
+The two give the same tree: the folders keep each capture byte for byte.
 
 Run it from anywhere; it rewrites only the real-* folders it names. Commit its output.
 """
@@ -23,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_gpu_scenarios import Machine  # noqa: E402
+import scenario_out  # noqa: E402
 
 K8S_COMMIT = "ed7646843003e8f0b6a0630346f01bb4d1ecff2e"
 K8S_REPO = "ROCm/k8s-device-plugin"
@@ -54,6 +58,18 @@ class Capture:
     def read(self, path):
         return subprocess.run(["git", "--git-dir", self.git_dir, "show", f"{self.commit}:{path}"], check=True,
                               capture_output=True).stdout
+
+
+class KeptCapture:
+    """The files of a capture as the committed scenario folder that keeps it holds them (byte for byte)."""
+
+    def __init__(self, scenario):
+        self.base = scenario_out.HERE / scenario / "root" / TOPOLOGY.lstrip("/")
+
+    def files(self):
+        for path in sorted(self.base.rglob("*")):
+            if path.is_file():
+                yield path.relative_to(self.base).as_posix(), path.read_bytes()
 
 
 def properties(data):
@@ -201,8 +217,8 @@ def ubuntu2004(m, kernel):
 
 
 def scenarios(git_dir, mixed=True):
-    def capture(folder, skip=()):
-        return Capture(git_dir, K8S_COMMIT, folder, skip)
+    def capture(folder, kept_in, skip=()):
+        return Capture(git_dir, K8S_COMMIT, folder, skip) if git_dir else KeptCapture(kept_in)
 
     def source(folder):
         return f"{K8S_REPO} {folder} at commit {K8S_COMMIT}"
@@ -210,7 +226,7 @@ def scenarios(git_dir, mixed=True):
     folder = "testdata/topo-mi300-cpx/topology"
     m = RealNode("real-mi300x-cpx-x8", "8x Instinct MI300X in CPX compute-partition mode (NPS1): 63 KFD GPU nodes, "
                  "8 per GPU sharing its unique_id, except the last GPU, which has 7; ROCm 6.2.4 on Ubuntu 22.04.",
-                 capture(folder), source(folder))
+                 capture(folder, "real-mi300x-cpx-x8"), source(folder))
     m.base_system("ubuntu2204", "5.15.0-119-generic")
     m.rocm("6.2.4", "139")
     m.partition_mode = ("CPX", "NPS1")
@@ -224,7 +240,7 @@ def scenarios(git_dir, mixed=True):
 
     folder = "testdata/topology-parsing-mi308/topology"
     def partitioned_node(name, description):
-        node = RealNode(name, description, capture(folder), source(folder))
+        node = RealNode(name, description, capture(folder, "real-mi308x-cpx-x8"), source(folder))
         node.base_system("ubuntu2204", "5.15.0-119-generic")
         node.rocm("6.2.4", "139")
         node.partition_mode = ("CPX", "NPS1")
@@ -250,7 +266,7 @@ def scenarios(git_dir, mixed=True):
     folder = "testdata/topology-parsing/topology"
     m = RealNode("real-vega10-old-kernel", "Radeon Instinct MI25 (Vega 10, device 0x6860) on a 2018 kernel whose "
                  "KFD writes no gfx_target_version line and an empty name; ROCm 5.2.3 on Ubuntu 20.04.",
-                 capture(folder, skip=("nodes/2",)), source(folder))
+                 capture(folder, "real-vega10-old-kernel", skip=("nodes/2",)), source(folder))
     ubuntu2004(m, "5.4.0-42-generic")
     (m.root / "sys/module/amdgpu/version").unlink()  # the kernel's own amdgpu writes no version
     m.rocm("5.2.3", "109")
@@ -262,7 +278,7 @@ def scenarios(git_dir, mixed=True):
 
     folder = "testdata/topo-mi210-xgmi-pcie"
     m = RealNode("real-mi210-xgmi-x8", "8x Instinct MI210 (gfx90a) in two XGMI hives of four, linked over PCIe "
-                 "between hives; ROCm 6.2.4 on Ubuntu 22.04.", capture(folder), source(folder))
+                 "between hives; ROCm 6.2.4 on Ubuntu 22.04.", capture(folder, "real-mi210-xgmi-x8"), source(folder))
     m.base_system("ubuntu2204", "5.15.0-119-generic")
     m.rocm("6.2.4", "139")
     m.finish({"gpu.supported": "ok"}, note="\nHealthy before and after the partition model. Node 9's unique_id "
@@ -272,8 +288,9 @@ def scenarios(git_dir, mixed=True):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--k8s-device-plugin", required=True, help="git directory of ROCm/k8s-device-plugin")
-    scenarios(parser.parse_args().k8s_device_plugin)
+    parser.add_argument("--k8s-device-plugin", help="git directory of ROCm/k8s-device-plugin (default: read "
+                        "the captures back from the committed folders that keep them)")
+    scenarios(scenario_out.parse(__doc__, parser).k8s_device_plugin)
 
 
 if __name__ == "__main__":

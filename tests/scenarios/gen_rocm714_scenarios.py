@@ -19,7 +19,10 @@ import os
 import shutil
 from pathlib import Path
 
+import scenario_out
+
 HERE = Path(__file__).resolve().parent
+scenario_out.parse(__doc__)
 HIP_FILE = "libamdhip64.so.7.14.60850-0000000"
 HSA_FILE = "libhsa-runtime64.so.1.21.0"
 
@@ -120,8 +123,8 @@ def hip_probe(found_path=None, fallback=False):
 
 
 def scenario(name, description, expect, absent, env=None, probes=None, build=None, checks=None, versions=None,
-             root_causes=None):
-    folder = HERE / name
+             root_causes=None, also=None):
+    folder = scenario_out.folder(name)
     if folder.exists():
         shutil.rmtree(folder)
     root = folder / "root"
@@ -140,6 +143,8 @@ def scenario(name, description, expect, absent, env=None, probes=None, build=Non
         expected["versions"] = versions
     if root_causes:
         expected["root_causes"] = root_causes
+    if also:
+        expected["also"] = also
     (folder / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
 
 
@@ -211,7 +216,7 @@ scenario("rocm714-minimal-no-alternatives",
           "hip.ok": "ok", "tools.installed": "info"},
          ["rocm.ok", "rocm.not-installed", "rocm.multiple-installs", "hip.not-found"],
          probes={"hip": hip_probe("/opt/rocm/core-7.14/lib/" + HIP_FILE, fallback=True)}, build=minimal,
-         root_causes=["rocm.lib-not-found", "rocm.bin-not-on-path"])
+         root_causes=["rocm.lib-not-found"], also=["rocm.bin-not-on-path"])
 
 scenario("rocm714-minimal-healthy",
          "Healthy twin of rocm714-minimal-no-alternatives: the loader entry for /opt/rocm/core-7.14/lib exists and "

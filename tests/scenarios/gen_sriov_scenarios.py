@@ -10,8 +10,12 @@ import json
 import os
 import shutil
 
+import scenario_out
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASE = os.path.join(HERE, "platform-virtualized")
+NOT_COPIED = shutil.ignore_patterns("SOURCE.md")  # the base's SOURCE.md is about the base
+scenario_out.parse(__doc__)
 GPU = "sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0"
 
 
@@ -31,9 +35,9 @@ def link(root, path, target):
 
 
 def start(name, description, expect, absent):
-    target = os.path.join(HERE, name)
+    target = str(scenario_out.folder(name))
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(BASE, target, symlinks=True)
+    shutil.copytree(BASE, target, symlinks=True, ignore=NOT_COPIED)
     with open(os.path.join(target, "expected.json"), "w") as f:
         json.dump({"description": description, "checks": ["platform"], "expect": expect, "absent": absent}, f,
                   indent=2)

@@ -9,7 +9,9 @@ io_links/p2p_links properties (type 11 = XGMI, 2 = PCIe), IOMMU groups, NUMA cpu
 import json
 import shutil
 
+import gen_gpu_scenarios
 from gen_gpu_scenarios import Machine
+import scenario_out
 
 DOCKER_MOUNTS = ("overlay / overlay rw,relatime,lowerdir=/var/lib/docker/overlay2/l/ZQ3V:/var/lib/docker/overlay2/l/"
                  "7KXF,upperdir=/var/lib/docker/overlay2/4f1c/diff,workdir=/var/lib/docker/overlay2/4f1c/work 0 0\n"
@@ -23,6 +25,15 @@ DOCKER_MOUNTS = ("overlay / overlay rw,relatime,lowerdir=/var/lib/docker/overlay
 STATUS = "Name:\tbash\nUmask:\t0022\nState:\tR (running)\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\nGid:\t{gid}\t{gid}\t{gid}\t{gid}\n" \
          "NoNewPrivs:\t0\nSeccomp:\t{seccomp}\nSeccomp_filters:\t{filters}\n"
 INIT_MAP = "         0          0 4294967295\n"
+# The report's root_causes and also (gen_gpu_scenarios.RESULTS).
+gen_gpu_scenarios.state({
+    "container-docker-host-gid-109": {"root_causes": ["container.gid-mismatch"]},
+    "container-docker-no-kfd": {"root_causes": ["container.kfd-not-passed"]},
+    "container-podman-rootless": {"root_causes": ["container.gid-mismatch"]},
+    "topology-4x-pcie-one-x4": {"root_causes": ["pcie.link-degraded"], "also": ["rccl.missing"]},
+    "topology-iommu-translated-2gpu": {"root_causes": ["iommu.not-passthrough"]},
+    "wsl2-rx6800xt-broken": {"root_causes": ["wsl.unsupported-gpu"]},
+})
 
 
 class Node(Machine):
@@ -277,6 +288,7 @@ def scenarios():
 
 
 def main():
+    scenario_out.parse(__doc__)
     scenarios()
 
 

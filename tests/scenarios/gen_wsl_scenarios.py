@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 
+import scenario_out
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 GiB = 1 << 30
 
@@ -78,7 +80,7 @@ def machine(kernel, rocm, runtime, env=None, interop_on=True, ubuntu=("24.04", "
 
 
 def write(name, m, description, expect, root_causes, source, absent=()):
-    folder = os.path.join(HERE, name)
+    folder = str(scenario_out.folder(name))
     shutil.rmtree(folder, ignore_errors=True)
     for path, content in m["files"].items():
         full = os.path.join(folder, "root", path.lstrip("/"))
@@ -283,6 +285,7 @@ def gen_dxg714():
 
 
 if __name__ == "__main__":
+    scenario_out.parse(__doc__)
     gen_9070()
     gen_6950()
     gen_win10()

@@ -6,8 +6,9 @@
 
 makes tests/scenarios/mycheck-broken/ (and, with --twin, its healthy twin
 mycheck-broken-healthy/, the same machine with nothing wrong, which you then
-edit to be right). The machine is a minimal Debian 12 host (os-release, kernel,
-passwd, group, one user) unless --from names an existing scenario to copy
+edit to be right); each folder's SOURCE.md says no generator writes it. The
+machine is a minimal Debian 12 host (os-release, kernel, passwd, group, one
+user) unless --from names an existing scenario to copy
 (for instance ubuntu2204-rx7900xtx-healthy: a complete healthy GPU machine).
 expected.json starts with an empty "expect": run the scenario test and it
 names every finding the check raised that expected.json does not list yet
@@ -20,6 +21,7 @@ import shutil
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
+HAND_WRITTEN = "Hand-written: no generator writes this folder."  # the line tests/regenerate_test.py looks for
 
 MINIMAL_FILES = {
     "/etc/os-release": 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\n'
@@ -84,6 +86,9 @@ def make(folder, args, description):
     (folder / "snapshot.json").write_text(json.dumps(snapshot, indent=2) + "\n")
     expected = {"description": description, "checks": args.check, "expect": {}}
     (folder / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
+    # No generator writes this folder: say so (tests/regenerate_test.py asks every such folder to).
+    (folder / "SOURCE.md").write_text(f"# {folder.name}\n\n{HAND_WRITTEN}\n\nTODO: where its files come from "
+                                      "(a real capture: source and what is kept byte for byte).\n")
     print(folder.relative_to(HERE.parent.parent))
 
 
