@@ -30,8 +30,10 @@ RE2::Options pattern_options(int64_t max_mem) {
 constexpr int64_t kSetMemory = 64 << 20;
 constexpr int64_t kPatternMemory = 8 << 20;
 
-// Sets every match's line in one pass over the text (in offset order), not one per match.
-void number_lines(std::string_view text, std::vector<Match>& matches) {
+// Sets every match's line in one pass over the text (in offset order), not one
+// per match: the normalised line, then the input line it came from.
+void number_lines(const Normalised& normalised, std::vector<Match>& matches) {
+  const std::string_view text = normalised.text;
   std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) { return a.offset < b.offset; });
   std::size_t line = 1;
   std::size_t counted = 0;
@@ -39,24 +41,36 @@ void number_lines(std::string_view text, std::vector<Match>& matches) {
     line += static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
                                                 text.begin() + static_cast<std::ptrdiff_t>(match.offset), '\n'));
     counted = match.offset;
-    match.line = line;
+    match.line = line <= normalised.origin.size() ? normalised.origin[line - 1] : line;
   }
 }
 
-// Drops what a more specific match wins over: a refined signature, and a
-// general catch-all when anything else matched.
+// Drops what a more specific match wins over: a refined signature, a general
+// catch-all when anything else matched, and a family one of whose signatures
+// matched or whose line a signature explains. Specific signatures come first,
+// then families alone, then catch-alls, each in text order.
 std::vector<Match> prune(std::vector<Match> matches) {
   std::set<std::string> refined;
+  std::set<const Family*> explained;
+  std::set<std::size_t> lines;
   bool specific = false;
   for (const auto& match : matches) {
+    if (match.signature == nullptr) continue;
     refined.insert(match.signature->refines.begin(), match.signature->refines.end());
+    explained.insert(match.family);
+    lines.insert(match.line);
     if (!match.signature->general && !match.signature->harmless) specific = true;
   }
   std::erase_if(matches, [&](const Match& match) {
+    if (match.signature == nullptr) return explained.contains(match.family) || lines.contains(match.line);
     return refined.contains(match.signature->id) || (specific && match.signature->general);
   });
-  std::stable_sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
-    if (a.signature->general != b.signature->general) return !a.signature->general;
+  const auto rank = [](const Match& match) {
+    if (match.signature == nullptr) return 1;
+    return match.signature->general ? 2 : 0;
+  };
+  std::stable_sort(matches.begin(), matches.end(), [&](const Match& a, const Match& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
     return a.offset < b.offset;
   });
   return matches;
@@ -64,9 +78,17 @@ std::vector<Match> prune(std::vector<Match> matches) {
 
 }  // namespace
 
+const std::string& Match::id() const {
+  static const std::string none;
+  if (signature != nullptr) return signature->id;
+  return family != nullptr ? family->id : none;
+}
+
 struct Matcher::Compiled {
   std::vector<Signature> signatures;
-  std::vector<std::unique_ptr<RE2>> each;  // one per signature, same index
+  std::vector<Family> families;
+  std::vector<const Family*> family_of;    // per signature: its family, or nullptr
+  std::vector<std::unique_ptr<RE2>> each;  // one per signature, then one per family
   RE2::Set set{pattern_options(kSetMemory), RE2::UNANCHORED};
 };
 
@@ -75,24 +97,50 @@ Matcher::Matcher(Matcher&&) noexcept = default;
 Matcher& Matcher::operator=(Matcher&&) noexcept = default;
 Matcher::~Matcher() = default;
 
-tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatures) {
+namespace {
+
+// Adds one pattern (macros expanded) to the set and to the one-by-one list; an
+// error names `what`.
+tl::expected<void, std::string> add_pattern(Matcher::Compiled& compiled, const std::string& pattern,
+                                            const std::string& what) {
+  const auto expanded = expand_pattern(pattern);
+  auto regex = std::make_unique<RE2>(expanded, pattern_options(kPatternMemory));
+  if (!regex->ok()) return tl::unexpected(what + ": pattern: " + regex->error());
+  std::string error;
+  if (compiled.set.Add(expanded, &error) < 0) return tl::unexpected(what + ": pattern: " + error);
+  compiled.each.push_back(std::move(regex));
+  return {};
+}
+
+}  // namespace
+
+tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatures, std::vector<Family> families) {
   auto compiled = std::make_unique<Compiled>();
-  for (const auto& signature : signatures) {
-    auto regex = std::make_unique<RE2>(signature.pattern, pattern_options(kPatternMemory));
-    if (!regex->ok()) return tl::unexpected("error signature " + signature.id + ": pattern: " + regex->error());
-    std::string error;
-    if (compiled->set.Add(signature.pattern, &error) < 0) {
-      return tl::unexpected("error signature " + signature.id + ": pattern: " + error);
+  compiled->signatures = std::move(signatures);
+  compiled->families = std::move(families);
+  for (const auto& signature : compiled->signatures) {
+    if (auto added = add_pattern(*compiled, signature.pattern, "error signature " + signature.id); !added) {
+      return tl::unexpected(added.error());
     }
-    compiled->each.push_back(std::move(regex));
+    const auto family = std::find_if(compiled->families.begin(), compiled->families.end(),
+                                     [&](const Family& f) { return f.id == signature.family; });
+    compiled->family_of.push_back(family == compiled->families.end() ? nullptr : &*family);
+  }
+  for (const auto& family : compiled->families) {
+    if (auto added = add_pattern(*compiled, family.pattern, "error family " + family.id); !added) {
+      return tl::unexpected(added.error());
+    }
   }
   if (!compiled->set.Compile()) return tl::unexpected(std::string("error signatures: RE2 set out of memory"));
-  compiled->signatures = std::move(signatures);
   return Matcher(std::move(compiled));
 }
 
 const std::vector<Signature>& Matcher::signatures() const {
   return compiled_->signatures;
+}
+
+const std::vector<Family>& Matcher::families() const {
+  return compiled_->families;
 }
 
 namespace {
@@ -124,6 +172,11 @@ std::map<int, std::size_t> search_starts(const RE2::Set& set, std::string_view t
 }  // namespace
 
 std::vector<Match> Matcher::scan(std::string_view text) const {
+  return scan_normalised(normalise(text));
+}
+
+std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const {
+  const std::string_view text = normalised.text;
   std::vector<int> hits;
   RE2::Set::ErrorInfo info{};
   if (!compiled_->set.Match(text, &hits, &info) && info.kind != RE2::Set::kNoError) {
@@ -133,6 +186,7 @@ std::vector<Match> Matcher::scan(std::string_view text) const {
   }
   std::sort(hits.begin(), hits.end());
   const auto starts = hits.empty() ? std::map<int, std::size_t>{} : search_starts(compiled_->set, text, hits);
+  const auto signature_count = compiled_->signatures.size();
   std::vector<Match> matches;
   for (const int index : hits) {
     const auto position = static_cast<std::size_t>(index);
@@ -140,15 +194,19 @@ std::vector<Match> Matcher::scan(std::string_view text) const {
     re2::StringPiece found;
     if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1)) continue;
     const auto offset = static_cast<std::size_t>(found.data() - text.data());
-    matches.push_back({&compiled_->signatures[position], 0, offset});
+    if (position < signature_count) {
+      matches.push_back({&compiled_->signatures[position], compiled_->family_of[position], 0, offset});
+    } else {
+      matches.push_back({nullptr, &compiled_->families[position - signature_count], 0, offset});
+    }
   }
-  number_lines(text, matches);
+  number_lines(normalised, matches);
   return prune(std::move(matches));
 }
 
 const Matcher& default_matcher() {
   static const Matcher matcher = [] {
-    auto built = Matcher::build(symptom::signatures());
+    auto built = Matcher::build(symptom::signatures(), symptom::families());
     if (built) return std::move(*built);
     return std::move(*Matcher::build({}));
   }();

@@ -1,0 +1,94 @@
+// Reads checks/data/error_families.json into Families, and expands the pattern
+// macros both data files may use ({hex}, {n}, {path}, {sp}).
+#include <array>
+#include <utility>
+
+#include "embedded_data.h"
+#include "symptom/data_fields.h"
+
+namespace rocm_doctor::symptom {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// One family; nlohmann's exceptions become the error of the caller.
+Family read_family(const Json& entry) {
+  Family family;
+  family.id = entry.at("id").get<std::string>();
+  family.name = entry.at("name").get<std::string>();
+  family.pattern = entry.at("pattern").get<std::string>();
+  family.component = entry.at("component").get<std::string>();
+  family.meaning = entry.at("meaning").get<std::string>();
+  family.causes = data::causes(entry);
+  family.logging = data::strings(entry, "logging");
+  family.next_step = data::text(entry, "next_step");
+  family.sources = data::strings(entry, "sources");
+  return family;
+}
+
+// What each macro stands for. Numbers and addresses differ in every report,
+// so patterns name their shape, never their value.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kMacros = {{
+    {"{hex}", "(?:0x)?[0-9a-f]+"},
+    {"{n}", "[0-9]+"},
+    {"{path}", "[^\\s:'\"]+"},
+    {"{sp}", "[ \\t]+"},
+}};
+
+}  // namespace
+
+std::string expand_pattern(std::string_view pattern) {
+  std::string out;
+  out.reserve(pattern.size());
+  for (std::size_t i = 0; i < pattern.size();) {
+    bool expanded = false;
+    if (pattern[i] == '{' && (i == 0 || pattern[i - 1] != '\\')) {
+      for (const auto& [name, regex] : kMacros) {
+        if (pattern.substr(i, name.size()) == name) {
+          out += regex;
+          i += name.size();
+          expanded = true;
+          break;
+        }
+      }
+    }
+    if (!expanded) out += pattern[i++];
+  }
+  return out;
+}
+
+tl::expected<std::vector<Family>, std::string> parse_families(std::string_view json_text) {
+  const auto document = Json::parse(json_text, nullptr, false);
+  if (document.is_discarded() || !document.is_object() || !document.contains("families")) {
+    return tl::unexpected(std::string("error families: not a JSON object with a 'families' list"));
+  }
+  std::vector<Family> result;
+  std::size_t index = 0;
+  for (const auto& entry : document.at("families")) {
+    try {
+      result.push_back(read_family(entry));
+    } catch (const Json::exception& error) {
+      return tl::unexpected("error family " + std::to_string(index) + ": " + error.what());
+    }
+    ++index;
+  }
+  return result;
+}
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> catalogue = [] {
+    auto parsed = parse_families(embedded::data_error_families());
+    return parsed ? std::move(*parsed) : std::vector<Family>{};
+  }();
+  return catalogue;
+}
+
+const Family* find_family(std::string_view id) {
+  for (const auto& family : families()) {
+    if (family.id == id) return &family;
+  }
+  return nullptr;
+}
+
+}  // namespace rocm_doctor::symptom
