@@ -104,10 +104,11 @@ std::size_t syslog_timestamp(string_view line) {
   return at == string_view::npos ? 0 : skip_blanks(line, at);
 }
 
-// After a syslog or journal timestamp: "host kernel: " or "host ollama[123]: ".
+// After a syslog or journal timestamp: "host kernel: " or "host ollama[123]: "
+// (a first word ending in ':' is the message itself: "amdgpu: ...").
 std::size_t host_and_tag(string_view line) {
   const auto host_end = line.find(' ');
-  if (host_end == string_view::npos || host_end == 0) return 0;
+  if (host_end == string_view::npos || host_end == 0 || line[host_end - 1] == ':') return 0;
   const auto tag_end = line.find(' ', host_end + 1);
   if (tag_end == string_view::npos || tag_end <= host_end + 1 || line[tag_end - 1] != ':') return 0;
   return tag_end + 1;
@@ -125,8 +126,9 @@ std::size_t bracket_tag(string_view line) {
   const bool timeish = !inside.empty() && std::all_of(inside.begin(), inside.end(), [](char c) {
     return is_digit(c) || c == ' ' || c == '.' || c == ':' || c == '-' || c == '+' || c == ',';
   });
-  const bool caller = inside.size() > 1 && (inside[0] == 'T' || inside[0] == 'C') &&
-                      std::all_of(inside.begin() + 1, inside.end(), [](char c) { return is_digit(c) || c == ' '; });
+  const auto name = inside.substr(std::min(inside.size(), inside.find_first_not_of(' ')));
+  const bool caller = name.size() > 1 && (name[0] == 'T' || name[0] == 'C') &&
+                      std::all_of(name.begin() + 1, name.end(), [](char c) { return is_digit(c); });
   const bool date = inside.size() >= 20 && syslog_timestamp(inside.substr(4)) > 0;
   const bool rank = inside.starts_with("rank") || inside.starts_with("default") || inside.starts_with("pod/");
   if (!(timeish || caller || date || rank)) return 0;
@@ -197,7 +199,11 @@ std::size_t service_or_task(string_view line) {
 
 // One prefix off the front, the longest known kind; 0 when there is none.
 std::size_t one_prefix(string_view line) {
-  if (const auto n = iso_timestamp(line)) return n + cri_stream(line.substr(n));
+  if (const auto n = iso_timestamp(line)) {
+    const auto rest = line.substr(n);
+    const auto stream = cri_stream(rest);
+    return n + (stream > 0 ? stream : host_and_tag(rest));
+  }
   if (const auto n = syslog_timestamp(line)) return n + host_and_tag(line.substr(n));
   for (auto* strip : {bracket_tag, worker_tag, glog_prefix, level_date_prefix, service_or_task}) {
     if (const auto n = strip(line)) return n;
