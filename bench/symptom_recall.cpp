@@ -34,7 +34,7 @@ struct Score {
 
 struct Scores {
   std::map<std::string, Score> all;       // per family, every signature
-  std::map<std::string, Score> held_out;  // per family, signatures mined after the families were frozen
+  std::map<std::string, Score> held_out;  // per family, signatures the current family patterns never saw
 };
 
 bool recognised(const Matcher& matcher, const std::string& sample, const std::string& family) {
@@ -64,7 +64,7 @@ Scores held_out_recall(const std::vector<Signature>& all, const std::vector<Fami
       ++fold.samples;
       if (recognised(*matcher, sample, all[held].family)) ++fold.recognised;
     }
-    for (auto* into : {&score, all[held].held_out ? &scores.held_out[all[held].family] : nullptr}) {
+    for (auto* into : {&score, all[held].held_out == rocm_doctor::symptom::families_round() ? &scores.held_out[all[held].family] : nullptr}) {
       if (into == nullptr) continue;
       into->samples += fold.samples;
       into->recognised += fold.recognised;
@@ -127,7 +127,8 @@ int main() {
   fmt::print("Every signature, each scored by the catalogue without it:\n\n");
   const auto weak = print_table(scores.all);
   fmt::print("Families with 5+ samples under 75 %: {}.\n\n", weak);
-  fmt::print("Only the signatures mined after the family patterns were frozen (held_out):\n\n");
+  fmt::print("Only the signatures mined after round {} of the family patterns was frozen (held_out = {}):\n\n",
+             rocm_doctor::symptom::families_round(), rocm_doctor::symptom::families_round());
   const auto weak_held_out = print_table(scores.held_out);
   fmt::print("Families with 5+ held-out samples under 75 %: {}.\n\n", weak_held_out);
   const auto floor = families_alone(all, families);

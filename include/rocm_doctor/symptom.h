@@ -45,9 +45,10 @@ struct Signature {
   bool general = false;              // a catch-all any other match wins over
   std::optional<Harmless> harmless;
   std::vector<std::string> sources;
-  // Mined after the family patterns were frozen: the families were not written
-  // from its samples (bench/symptom_recall.cpp scores these apart).
-  bool held_out = false;
+  // The round of family patterns it was mined against (0: the patterns were
+  // written from it): the families of that round never saw its samples
+  // (bench/symptom_recall.cpp scores the current round's apart).
+  int held_out = 0;
 };
 
 // A family of messages (checks/data/error_families.json): one component's one
@@ -69,6 +70,8 @@ struct Family {
 tl::expected<std::vector<Family>, std::string> parse_families(std::string_view json_text);
 // The compiled-in checks/data/error_families.json.
 const std::vector<Family>& families();
+// Its "round": bumped each time the family patterns are rewritten.
+int families_round();
 // The family with this id, or nullptr.
 const Family* find_family(std::string_view id);
 

@@ -84,6 +84,14 @@ const std::vector<Family>& families() {
   return catalogue;
 }
 
+int families_round() {
+  static const int round = [] {
+    const auto document = Json::parse(embedded::data_error_families(), nullptr, false);
+    return document.is_object() ? document.value("round", 0) : 0;
+  }();
+  return round;
+}
+
 const Family* find_family(std::string_view id) {
   for (const auto& family : families()) {
     if (family.id == id) return &family;

@@ -40,7 +40,7 @@ Signature read_signature(const Json& entry) {
   signature.general = entry.value("general", false);
   signature.harmless = harmless(entry);
   signature.sources = strings(entry, "sources");
-  signature.held_out = entry.value("held_out", false);
+  signature.held_out = entry.value("held_out", 0);
   return signature;
 }
 

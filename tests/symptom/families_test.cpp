@@ -49,14 +49,15 @@ TEST(ErrorFamilies, CausesNameOnlyDocumentedFindings) {
 }
 
 // The family pattern alone, without any signature: what answers for a variant
-// the catalogue never saw. Held-out signatures (mined after the families were
-// frozen) are not held to it: bench/symptom_recall.cpp measures them instead.
+// the catalogue never saw. Signatures held out from the current round of family
+// patterns are not held to it: bench/symptom_recall.cpp measures them instead;
+// those of earlier rounds were scored, then the next round was written from them.
 TEST(ErrorFamilies, EachFamilyPatternMatchesEverySampleOfItsSignatures) {
   for (const auto& family : families()) {
     const auto alone = Matcher::build({}, {family});
     ASSERT_TRUE(alone) << alone.error();
     for (const auto& signature : signatures()) {
-      if (signature.family != family.id || signature.held_out) continue;
+      if (signature.family != family.id || signature.held_out == families_round()) continue;
       for (const auto& sample : signature.samples) {
         EXPECT_FALSE(alone->scan(sample).empty()) << family.id << " misses " << signature.id << ": " << sample;
       }
