@@ -23,6 +23,22 @@ std::string line_of(const Json& object) {
   return it != object.end() && it->is_number() ? fmt::format("line {}: ", it->get<long long>()) : std::string();
 }
 
+// A signature by its id; a message only its family knows by the family's name.
+std::string match_title(const Json& match) {
+  const auto signature = text_of(match, "signature");
+  if (!signature.empty()) return signature;
+  const auto family = text_of(match, "family");
+  const auto* known = symptom::find_family(family);
+  return "no exact signature, a message of the kind \"" + (known != nullptr ? known->name : family) + "\" (" +
+         family + ")";
+}
+
+// What `explain` takes for it: the signature, else the family.
+std::string explain_id(const Json& object) {
+  const auto signature = text_of(object, "signature");
+  return signature.empty() ? text_of(object, "family") : signature;
+}
+
 void add_command(std::vector<SymptomLine>& out, const Json& section) {
   const auto it = section.find("command");
   if (it == section.end() || !it->is_object()) return;
@@ -49,22 +65,6 @@ void add_next_step(std::vector<SymptomLine>& out, const Json& section) {
   if (!command.empty()) out.push_back({2, command, true});
   // Its usual causes are not guessed at here; explain lists them.
   out.push_back({1, "Its usual causes (none confirmed here): rocm-doctor explain " + explain_id(*it)});
-}
-
-// A signature by its id; a message only its family knows by the family's name.
-std::string match_title(const Json& match) {
-  const auto signature = text_of(match, "signature");
-  if (!signature.empty()) return signature;
-  const auto family = text_of(match, "family");
-  const auto* known = symptom::find_family(family);
-  return "no exact signature, a message of the kind \"" + (known != nullptr ? known->name : family) + "\" (" +
-         family + ")";
-}
-
-// What `explain` takes for it: the signature, else the family.
-std::string explain_id(const Json& object) {
-  const auto signature = text_of(object, "signature");
-  return signature.empty() ? text_of(object, "family") : signature;
 }
 
 }  // namespace
