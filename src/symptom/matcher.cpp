@@ -146,11 +146,13 @@ const std::vector<Family>& Matcher::families() const {
 namespace {
 
 // Where to start looking for each hit's first match: the block before the
-// first ~1 MiB block (cut at a line end) in which the set sees it. One more
+// first ~64 KiB block (cut at a line end) in which the set sees it. One more
 // pass of the set in all, so a log with many different errors near its end
 // stays linear; starting one block early finds a match that crosses into it.
 std::map<int, std::size_t> search_starts(const RE2::Set& set, std::string_view text, const std::vector<int>& hits) {
-  constexpr std::size_t kBlock = 1U << 20;
+  // Small blocks: each of a few hundred patterns is then searched alone over
+  // at most two blocks, not two MiB (the set's pass is linear either way).
+  constexpr std::size_t kBlock = 64U << 10;
   std::map<int, std::size_t> starts;
   std::set<int> missing(hits.begin(), hits.end());
   std::size_t previous = 0;
@@ -192,7 +194,11 @@ std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const 
     const auto position = static_cast<std::size_t>(index);
     const auto start = starts.contains(index) ? starts.at(index) : 0;
     re2::StringPiece found;
-    if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1)) continue;
+    // A match longer than a block starts before `start`: searched again from the top.
+    if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1) &&
+        (start == 0 || !compiled_->each[position]->Match(text, 0, text.size(), RE2::UNANCHORED, &found, 1))) {
+      continue;
+    }
     const auto offset = static_cast<std::size_t>(found.data() - text.data());
     if (position < signature_count) {
       matches.push_back({&compiled_->signatures[position], compiled_->family_of[position], 0, offset});

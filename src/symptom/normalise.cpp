@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "rocm_doctor/symptom.h"
@@ -94,7 +95,7 @@ constexpr std::array<string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "Ma
 
 // Syslog and journalctl's short format: "Jan  2 03:04:05 ".
 std::size_t syslog_timestamp(string_view line) {
-  if (line.size() < 16 || std::find(kMonths.begin(), kMonths.end(), line.substr(0, 3)) == kMonths.end() ||
+  if (line.size() < 16 || std::string_view("JFMASOND").find(line[0]) == string_view::npos || std::find(kMonths.begin(), kMonths.end(), line.substr(0, 3)) == kMonths.end() ||
       line[3] != ' ') {
     return 0;
   }
@@ -329,7 +330,8 @@ Normalised normalise(string_view text) {
     begin = end + 1;
     ++number;
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    const bool plain_already = raw.find_first_of("\x1b\r") == string_view::npos;
+    const bool plain_already = std::memchr(raw.data(), '\x1b', raw.size()) == nullptr &&
+                               std::memchr(raw.data(), '\r', raw.size()) == nullptr;
     if (plain_already && joined.empty() && !wrapped_at_terminal_width(raw)) {
       builder.add(raw, number);  // the common line: no copy
       continue;
