@@ -64,7 +64,9 @@ Scores held_out_recall(const std::vector<Signature>& all, const std::vector<Fami
       ++fold.samples;
       if (recognised(*matcher, sample, all[held].family)) ++fold.recognised;
     }
-    for (auto* into : {&score, all[held].held_out == rocm_doctor::symptom::families_round() ? &scores.held_out[all[held].family] : nullptr}) {
+    for (auto* into :
+         {&score, all[held].held_out == rocm_doctor::symptom::families_round() ? &scores.held_out[all[held].family]
+                                                                               : nullptr}) {
       if (into == nullptr) continue;
       into->samples += fold.samples;
       into->recognised += fold.recognised;

@@ -101,10 +101,10 @@ const Signature* find_signature(std::string_view id_or_name);
 // A signature's match (its family set too), or only a family's: a message no
 // signature knows that still has the shape of the family's failures.
 struct Match {
-  const Signature* signature = nullptr;  // nullptr: only the family matched
-  const Family* family = nullptr;        // nullptr only for a signature without a known family
-  std::size_t line = 0;                  // 1-based line of the input where the match starts
-  std::size_t offset = 0;                // byte offset of the match start in the normalised text
+  const Signature* signature = nullptr;         // nullptr: only the family matched
+  const Family* family = nullptr;               // nullptr only for a signature without a known family
+  std::size_t line = 0;                         // 1-based line of the input where the match starts
+  std::size_t offset = 0;                       // byte offset of the match start in the normalised text
   [[nodiscard]] const std::string& id() const;  // the signature's id, else the family's
 };
 
@@ -113,8 +113,7 @@ struct Match {
 class Matcher {
  public:
   // An error names the signature whose pattern RE2 refused.
-  static tl::expected<Matcher, std::string> build(std::vector<Signature> signatures,
-                                                  std::vector<Family> families = {});
+  static tl::expected<Matcher, std::string> build(std::vector<Signature> signatures, std::vector<Family> families = {});
   Matcher(Matcher&&) noexcept;
   Matcher& operator=(Matcher&&) noexcept;
   ~Matcher();

@@ -29,8 +29,8 @@ std::string match_title(const Json& match) {
   if (!signature.empty()) return signature;
   const auto family = text_of(match, "family");
   const auto* known = symptom::find_family(family);
-  return "no exact signature, a message of the kind \"" + (known != nullptr ? known->name : family) + "\" (" +
-         family + ")";
+  return "no exact signature, a message of the kind \"" + (known != nullptr ? known->name : family) + "\" (" + family +
+         ")";
 }
 
 // What `explain` takes for it: the signature, else the family.

@@ -67,7 +67,8 @@ std::vector<Match> prune(std::vector<Match> matches) {
   const bool specific = std::any_of(matches.begin(), matches.end(), [](const Match& match) {
     return match.signature == nullptr || (!match.signature->general && !match.signature->harmless);
   });
-  std::erase_if(matches, [&](const Match& match) { return specific && match.signature != nullptr && match.signature->general; });
+  std::erase_if(matches,
+                [&](const Match& match) { return specific && match.signature != nullptr && match.signature->general; });
   const auto rank = [](const Match& match) {
     if (match.signature == nullptr) return 1;
     return match.signature->general ? 2 : 0;

@@ -95,8 +95,8 @@ constexpr std::array<string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "Ma
 
 // Syslog and journalctl's short format: "Jan  2 03:04:05 ".
 std::size_t syslog_timestamp(string_view line) {
-  if (line.size() < 16 || std::string_view("JFMASOND").find(line[0]) == string_view::npos || std::find(kMonths.begin(), kMonths.end(), line.substr(0, 3)) == kMonths.end() ||
-      line[3] != ' ') {
+  if (line.size() < 16 || std::string_view("JFMASOND").find(line[0]) == string_view::npos ||
+      std::find(kMonths.begin(), kMonths.end(), line.substr(0, 3)) == kMonths.end() || line[3] != ' ') {
     return 0;
   }
   auto at = skip_blanks(line, 4);
@@ -299,8 +299,7 @@ class Builder {
     std::size_t begin = 0;
     while (true) {
       const auto end = message.find_first_of("\r\n", begin);
-      emit(without_prefixes(message.substr(begin, end == string_view::npos ? string_view::npos : end - begin)),
-           origin);
+      emit(without_prefixes(message.substr(begin, end == string_view::npos ? string_view::npos : end - begin)), origin);
       if (end == string_view::npos) break;
       begin = end + 1;
     }
@@ -330,8 +329,8 @@ Normalised normalise(string_view text) {
     begin = end + 1;
     ++number;
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    const bool plain_already = std::memchr(raw.data(), '\x1b', raw.size()) == nullptr &&
-                               std::memchr(raw.data(), '\r', raw.size()) == nullptr;
+    const bool plain_already =
+        std::memchr(raw.data(), '\x1b', raw.size()) == nullptr && std::memchr(raw.data(), '\r', raw.size()) == nullptr;
     if (plain_already && joined.empty() && !wrapped_at_terminal_width(raw)) {
       builder.add(raw, number);  // the common line: no copy
       continue;

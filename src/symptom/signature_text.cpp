@@ -69,5 +69,4 @@ std::optional<std::string> explain_symptom(std::string_view id_or_message) {
   return describe(*matches.front().family);
 }
 
-
 }  // namespace rocm_doctor::symptom

@@ -2,9 +2,9 @@
 #include <algorithm>
 
 #include "embedded_data.h"
-#include "symptom/data_fields.h"
 #include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text_case.h"
+#include "symptom/data_fields.h"
 
 namespace rocm_doctor::symptom {
 

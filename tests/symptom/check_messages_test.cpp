@@ -17,8 +17,8 @@ namespace rocm_doctor::symptom {
 namespace {
 
 // The finding areas the issue names first: their faults all print something.
-const std::vector<std::string> kMustSpeak = {"libdrm.ids-missing", "access.", "container.",
-                                             "wsl.",               "gpu.override-", "lib."};
+const std::vector<std::string> kMustSpeak = {"libdrm.ids-missing", "access.", "container.", "wsl.",
+                                             "gpu.override-",      "lib."};
 
 struct Section {
   std::string severity;

@@ -79,7 +79,8 @@ TEST(ErrorFamilies, RealBenignLinesMatchNoFamily) {
 
 TEST(ErrorFamilies, AVariantNoSignatureKnowsMatchesItsFamilyWithANullSignature) {
   // The fault without the 'Reason: Page not present' tail the signature wants.
-  const std::string text = "Memory access fault by GPU node-2 (Agent handle: 0x5640a8bb1980) on address 0x7feea09c5000.";
+  const std::string text =
+      "Memory access fault by GPU node-2 (Agent handle: 0x5640a8bb1980) on address 0x7feea09c5000.";
   const auto matches = default_matcher().scan(text);
   ASSERT_EQ(matches.size(), 1U) << matches.size();
   EXPECT_EQ(matches[0].signature, nullptr);
@@ -128,8 +129,8 @@ TEST(ErrorFamilies, TwoUnknownFailuresOfDifferentFamiliesAreBothReported) {
 
 TEST(ErrorFamilies, TheTextBlockNamesTheFamilyOfAMessageOnlyItKnows) {
   Report report;
-  report.sections["symptom"] =
-      symptom_section(default_matcher().scan("Memory access fault by GPU node-9 on address 0x1000."), report, "argument");
+  report.sections["symptom"] = symptom_section(
+      default_matcher().scan("Memory access fault by GPU node-9 on address 0x1000."), report, "argument");
   std::string text;
   for (const auto& line : render_support::symptom_lines(report)) text += line.text + "\n";
   EXPECT_NE(text.find("GPU memory access fault"), std::string::npos) << text;

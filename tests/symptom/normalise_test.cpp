@@ -23,7 +23,8 @@ bool has(const std::string& text, const std::string& id) {
 }
 
 // The fault and its reason on two lines: the signature needs both.
-const std::string kFault = "Memory access fault by GPU node-1 (Agent handle: 0x55c2d5a5a040) on address 0x7f2a4c200000.";
+const std::string kFault =
+    "Memory access fault by GPU node-1 (Agent handle: 0x55c2d5a5a040) on address 0x7f2a4c200000.";
 const std::string kReason = "Reason: Page not present or supervisor privilege.";
 const std::string kFaultId = "memory-access-fault-page-not-present";
 
@@ -50,7 +51,8 @@ TEST(Normalise, KernelSyslogJournalAndIsoTimestampsAreStripped) {
   EXPECT_EQ(normalise("2026-01-02 03:04:05,678 ERROR boom\n").text, "ERROR boom\n");
   // Each line of a two-line message carries its own prefix: stripped, the pattern spans them.
   EXPECT_TRUE(has("[ 5.1] " + kFault + "\n[ 5.1] " + kReason + "\n", kFaultId));
-  EXPECT_TRUE(has("Jan 06 10:00:00 n1 python[77]: " + kFault + "\nJan 06 10:00:00 n1 python[77]: " + kReason, kFaultId));
+  EXPECT_TRUE(
+      has("Jan 06 10:00:00 n1 python[77]: " + kFault + "\nJan 06 10:00:00 n1 python[77]: " + kReason, kFaultId));
 }
 
 TEST(Normalise, RankWorkerAndLauncherPrefixesAreStripped) {
@@ -67,8 +69,12 @@ TEST(Normalise, RankWorkerAndLauncherPrefixesAreStripped) {
 }
 
 TEST(Normalise, DockerJournaldAndCriLogLinesGiveTheirMessageLines) {
-  const auto docker = R"({"log":")" + kFault + R"(\n","stream":"stderr","time":"2025-03-01T10:00:00.1Z"})" "\n" +
-                      R"({"log":")" + kReason + R"(\n","stream":"stderr","time":"2025-03-01T10:00:00.2Z"})" "\n";
+  const auto docker = R"({"log":")" + kFault +
+                      R"(\n","stream":"stderr","time":"2025-03-01T10:00:00.1Z"})"
+                      "\n" +
+                      R"({"log":")" + kReason +
+                      R"(\n","stream":"stderr","time":"2025-03-01T10:00:00.2Z"})"
+                      "\n";
   EXPECT_TRUE(has(docker, kFaultId));
   // One JSON line holding both lines, escaped: line numbers stay the JSON line's.
   const auto joined = "{\"MESSAGE\":\"" + kFault + "\\n" + kReason + "\",\"_PID\":\"77\"}\n";
@@ -97,7 +103,8 @@ TEST(Normalise, LinesWrappedAtTheTerminalWidthAreJoined) {
   ASSERT_FALSE(matches.empty());
   EXPECT_EQ(matches[0].id(), "rocblas-cannot-read-tensile-library");
   EXPECT_EQ(matches[0].line, 2U);
-  EXPECT_EQ(normalise(std::string(79, 'a') + "\nb\n").text, std::string(79, 'a') + "\nb\n") << "79 columns: not wrapped";
+  EXPECT_EQ(normalise(std::string(79, 'a') + "\nb\n").text, std::string(79, 'a') + "\nb\n")
+      << "79 columns: not wrapped";
 }
 
 TEST(Normalise, APythonTracebackMatchesItsLastLine) {
@@ -117,9 +124,10 @@ TEST(Normalise, APythonTracebackMatchesItsLastLine) {
 }
 
 TEST(Normalise, UpperCaseAndOtherNumbersStillMatch) {
-  EXPECT_TRUE(has("MEMORY ACCESS FAULT BY GPU NODE-12 (AGENT HANDLE: 0XABC) ON ADDRESS 0X1.\nREASON: PAGE NOT PRESENT OR "
-                  "SUPERVISOR PRIVILEGE.",
-                  kFaultId));
+  EXPECT_TRUE(
+      has("MEMORY ACCESS FAULT BY GPU NODE-12 (AGENT HANDLE: 0XABC) ON ADDRESS 0X1.\nREASON: PAGE NOT PRESENT OR "
+          "SUPERVISOR PRIVILEGE.",
+          kFaultId));
 }
 
 TEST(Normalise, EveryLineKeepsItsInputLineNumber) {
