@@ -59,21 +59,7 @@ std::string expand_pattern(std::string_view pattern) {
 }
 
 tl::expected<std::vector<Family>, std::string> parse_families(std::string_view json_text) {
-  const auto document = Json::parse(json_text, nullptr, false);
-  if (document.is_discarded() || !document.is_object() || !document.contains("families")) {
-    return tl::unexpected(std::string("error families: not a JSON object with a 'families' list"));
-  }
-  std::vector<Family> result;
-  std::size_t index = 0;
-  for (const auto& entry : document.at("families")) {
-    try {
-      result.push_back(read_family(entry));
-    } catch (const Json::exception& error) {
-      return tl::unexpected("error family " + std::to_string(index) + ": " + error.what());
-    }
-    ++index;
-  }
-  return result;
+  return data::entries<Family>(json_text, "families", "error family", read_family);
 }
 
 const std::vector<Family>& families() {

@@ -70,21 +70,7 @@ std::vector<SignatureCause> causes(const Json& entry) {
 }  // namespace data
 
 tl::expected<std::vector<Signature>, std::string> parse_signatures(std::string_view json_text) {
-  const auto document = Json::parse(json_text, nullptr, false);
-  if (document.is_discarded() || !document.is_object() || !document.contains("signatures")) {
-    return tl::unexpected(std::string("error signatures: not a JSON object with a 'signatures' list"));
-  }
-  std::vector<Signature> result;
-  std::size_t index = 0;
-  for (const auto& entry : document.at("signatures")) {
-    try {
-      result.push_back(read_signature(entry));
-    } catch (const Json::exception& error) {
-      return tl::unexpected("error signature " + std::to_string(index) + ": " + error.what());
-    }
-    ++index;
-  }
-  return result;
+  return data::entries<Signature>(json_text, "signatures", "error signature", read_signature);
 }
 
 const std::vector<Signature>& signatures() {
