@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "rocm_doctor/symptom.h"
 
@@ -41,14 +42,24 @@ TEST(Normalise, AnsiColoursAreRemoved) {
   EXPECT_TRUE(has("\x1b[31m" + kFault + "\x1b[0m\n\x1b[31m" + kReason + "\x1b[0m", kFaultId));
 }
 
+// Each line as a log prefixes it, and what remains of it.
+struct Prefixed {
+  const char* line;
+  const char* plain;
+};
+
+void expect_plain(const std::vector<Prefixed>& cases) {
+  for (const auto& [line, plain] : cases) EXPECT_EQ(normalise(line).text, plain) << line;
+}
+
 TEST(Normalise, KernelSyslogJournalAndIsoTimestampsAreStripped) {
-  EXPECT_EQ(normalise("[  123.456789] amdgpu: x\n").text, "amdgpu: x\n");
-  EXPECT_EQ(normalise("[  123.456789] [   T412] amdgpu: x\n").text, "amdgpu: x\n");
-  EXPECT_EQ(normalise("[Mon Jan  6 10:00:00 2025] amdgpu: x\n").text, "amdgpu: x\n");
-  EXPECT_EQ(normalise("Jan 06 10:00:00 node7 kernel: amdgpu: x\n").text, "amdgpu: x\n");
-  EXPECT_EQ(normalise("Jan  6 10:00:00 node7 ollama[1234]: amdgpu: x\n").text, "amdgpu: x\n");
-  EXPECT_EQ(normalise("2025-11-03T08:15:02.123456+01:00 node7 kernel: amdgpu: x\n").text, "amdgpu: x\n");
-  EXPECT_EQ(normalise("2026-01-02 03:04:05,678 ERROR boom\n").text, "ERROR boom\n");
+  expect_plain({{"[  123.456789] amdgpu: x\n", "amdgpu: x\n"},
+                {"[  123.456789] [   T412] amdgpu: x\n", "amdgpu: x\n"},
+                {"[Mon Jan  6 10:00:00 2025] amdgpu: x\n", "amdgpu: x\n"},
+                {"Jan 06 10:00:00 node7 kernel: amdgpu: x\n", "amdgpu: x\n"},
+                {"Jan  6 10:00:00 node7 ollama[1234]: amdgpu: x\n", "amdgpu: x\n"},
+                {"2025-11-03T08:15:02.123456+01:00 node7 kernel: amdgpu: x\n", "amdgpu: x\n"},
+                {"2026-01-02 03:04:05,678 ERROR boom\n", "ERROR boom\n"}});
   // Each line of a two-line message carries its own prefix: stripped, the pattern spans them.
   EXPECT_TRUE(has("[ 5.1] " + kFault + "\n[ 5.1] " + kReason + "\n", kFaultId));
   EXPECT_TRUE(
@@ -56,15 +67,15 @@ TEST(Normalise, KernelSyslogJournalAndIsoTimestampsAreStripped) {
 }
 
 TEST(Normalise, RankWorkerAndLauncherPrefixesAreStripped) {
-  EXPECT_EQ(normalise("[rank3]: RuntimeError: x\n").text, "RuntimeError: x\n");
-  EXPECT_EQ(normalise("[rank3]:[W102 12:00:00.000] x\n").text, "[W102 12:00:00.000] x\n");
-  EXPECT_EQ(normalise("(VllmWorker rank=1 pid=1234) ERROR 01-02 03:04:05 [worker.py:12] x\n").text, "x\n");
-  EXPECT_EQ(normalise("(RayWorkerWrapper pid=123, ip=10.0.0.1) x\n").text, "x\n");
-  EXPECT_EQ(normalise("[1,0]<stderr>:x\n").text, "x\n");
-  EXPECT_EQ(normalise("  3: x\n").text, "x\n");
-  EXPECT_EQ(normalise("ollama-1  | x\n").text, "x\n");
-  EXPECT_EQ(normalise("[pod/trainer-0/main] x\n").text, "x\n");
-  EXPECT_EQ(normalise("E0102 03:04:05.123456 12345 file.cc:12] x\n").text, "x\n");
+  expect_plain({{"[rank3]: RuntimeError: x\n", "RuntimeError: x\n"},
+                {"[rank3]:[W102 12:00:00.000] x\n", "[W102 12:00:00.000] x\n"},
+                {"(VllmWorker rank=1 pid=1234) ERROR 01-02 03:04:05 [worker.py:12] x\n", "x\n"},
+                {"(RayWorkerWrapper pid=123, ip=10.0.0.1) x\n", "x\n"},
+                {"[1,0]<stderr>:x\n", "x\n"},
+                {"  3: x\n", "x\n"},
+                {"ollama-1  | x\n", "x\n"},
+                {"[pod/trainer-0/main] x\n", "x\n"},
+                {"E0102 03:04:05.123456 12345 file.cc:12] x\n", "x\n"}});
   EXPECT_TRUE(has("[rank3]: " + kFault + "\n[rank3]: " + kReason, kFaultId));
 }
 
