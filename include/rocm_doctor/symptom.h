@@ -122,7 +122,7 @@ class Matcher {
   // first match, the specific before the general (a refined or general one is
   // dropped when a more specific one matched), then in text order; then the
   // families that matched where no signature did: a family is dropped when
-  // one of its signatures matched, or any signature matched on the same line.
+  // one of its signatures matched, or a specific signature on the same line.
   [[nodiscard]] std::vector<Match> scan(std::string_view text) const;
   // The same over a text normalise() already made plain.
   [[nodiscard]] std::vector<Match> scan_normalised(const Normalised& text) const;

@@ -45,33 +45,30 @@ void number_lines(const Normalised& normalised, std::vector<Match>& matches) {
   }
 }
 
-// Drops what a more specific match wins over: a refined signature; a family
-// one of whose signatures matched, or whose line a specific signature
-// explains; and a general catch-all when anything else (a specific signature
-// or a family alone) remains. Specific signatures come first, then families
-// alone, then catch-alls, each in text order.
+// Drops what a more specific match wins over: a refined signature; a general
+// catch-all when a specific signature matched; a family one of whose
+// signatures matched, or whose line a specific signature explains (a
+// catch-all does not: its family says more than "some HIP error"). Specific
+// signatures come first, then catch-alls, then families alone, each in text order.
 std::vector<Match> prune(std::vector<Match> matches) {
   std::set<std::string> refined;
   std::set<const Family*> explained;
   std::set<std::size_t> lines;  // where a specific signature matched
+  bool specific = false;
   for (const auto& match : matches) {
     if (match.signature == nullptr) continue;
     refined.insert(match.signature->refines.begin(), match.signature->refines.end());
     explained.insert(match.family);
     if (!match.signature->general) lines.insert(match.line);
+    if (!match.signature->general && !match.signature->harmless) specific = true;
   }
   std::erase_if(matches, [&](const Match& match) {
     if (match.signature == nullptr) return explained.contains(match.family) || lines.contains(match.line);
-    return refined.contains(match.signature->id);
+    return refined.contains(match.signature->id) || (specific && match.signature->general);
   });
-  const bool specific = std::any_of(matches.begin(), matches.end(), [](const Match& match) {
-    return match.signature == nullptr || (!match.signature->general && !match.signature->harmless);
-  });
-  std::erase_if(matches,
-                [&](const Match& match) { return specific && match.signature != nullptr && match.signature->general; });
   const auto rank = [](const Match& match) {
-    if (match.signature == nullptr) return 1;
-    return match.signature->general ? 2 : 0;
+    if (match.signature == nullptr) return 2;
+    return match.signature->general ? 1 : 0;
   };
   std::stable_sort(matches.begin(), matches.end(), [&](const Match& a, const Match& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
