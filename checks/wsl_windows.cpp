@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/system_facts.h"

@@ -80,6 +80,8 @@ class FactCache {
 class CheckContext {
  public:
   CheckContext(const Host& host, const RunOptions& options) : host_(host), options_(options) {}
+  // The context keeps a reference to its options: a temporary would dangle.
+  CheckContext(const Host& host, RunOptions&& options) = delete;
 
   [[nodiscard]] const Host& host() const { return host_; }
   [[nodiscard]] const RunOptions& options() const { return options_; }

@@ -11,15 +11,15 @@
 
 namespace rocm_doctor::probe {
 
-// The COM interfaces live in a named namespace on purpose: in an anonymous one
-// GCC sees the whole (empty) class hierarchy and devirtualizes every call to
-// __cxa_pure_virtual ("pure virtual method called").
-namespace dxcore_abi {
+namespace {
 
 // The DXCore ABI as Microsoft documents it (dxcore_interface.h), declared
-// here: the doctor never includes Windows headers. On Linux the COM
-// interfaces are plain C++ classes whose vtables start with QueryInterface,
-// AddRef and Release (winadapter.h declares no virtual destructor).
+// here: the doctor never includes Windows headers. A COM object is, as C sees
+// it (dxcore's CINTERFACE), a pointer to a table of functions that take the
+// object first: IUnknown's three, then the interface's in declared order
+// (winadapter.h declares no virtual destructor). The probe calls through that
+// table instead of declaring C++ classes for objects libdxcore made: their
+// dynamic type is none of ours, which UBSan's vptr check rightly reports.
 using HResult = std::int32_t;
 struct Guid {
   std::uint32_t data1;
@@ -46,34 +46,49 @@ enum class Property : std::uint32_t {
   hardware_id_parts = 14,
 };
 
-struct Unknown {
-  virtual HResult query_interface(const Guid& iid, void** object) = 0;
-  virtual std::uint32_t add_ref() = 0;
-  virtual std::uint32_t release() = 0;
+struct UnknownSlots {
+  HResult (*query_interface)(void* self, const Guid* iid, void** object);
+  std::uint32_t (*add_ref)(void* self);
+  std::uint32_t (*release)(void* self);
 };
 
-struct Adapter : Unknown {
-  virtual bool is_valid() = 0;
-  virtual bool is_attribute_supported(const Guid& attribute) = 0;
-  virtual bool is_property_supported(Property property) = 0;
-  virtual HResult get_property(Property property, std::size_t size, void* data) = 0;
-  virtual HResult get_property_size(Property property, std::size_t* size) = 0;
+struct AdapterSlots {
+  UnknownSlots unknown;
+  bool (*is_valid)(void* self);
+  bool (*is_attribute_supported)(void* self, const Guid* attribute);
+  bool (*is_property_supported)(void* self, Property property);
+  HResult (*get_property)(void* self, Property property, std::size_t size, void* data);
+  HResult (*get_property_size)(void* self, Property property, std::size_t* size);
 };
 
-struct AdapterList : Unknown {
-  virtual HResult get_adapter(std::uint32_t index, const Guid& iid, void** adapter) = 0;
-  virtual std::uint32_t get_adapter_count() = 0;
+struct AdapterListSlots {
+  UnknownSlots unknown;
+  HResult (*get_adapter)(void* self, std::uint32_t index, const Guid* iid, void** adapter);
+  std::uint32_t (*get_adapter_count)(void* self);
 };
 
-struct AdapterFactory : Unknown {
-  virtual HResult create_adapter_list(std::uint32_t count, const Guid* attributes, const Guid& iid, void** list) = 0;
+struct AdapterFactorySlots {
+  UnknownSlots unknown;
+  HResult (*create_adapter_list)(void* self, std::uint32_t count, const Guid* attributes, const Guid* iid, void** list);
 };
 
-}  // namespace dxcore_abi
+// One COM object the probe holds: released when it goes out of scope.
+template <typename Slots>
+class ComObject {
+ public:
+  explicit ComObject(void* object) : object_(object) {}
+  ComObject(const ComObject&) = delete;
+  ComObject& operator=(const ComObject&) = delete;
+  ~ComObject() { slots().unknown.release(object_); }
 
-namespace {
+  [[nodiscard]] const Slots& slots() const { return **static_cast<const Slots* const*>(object_); }
+  [[nodiscard]] void* self() const { return object_; }
 
-using namespace dxcore_abi;
+ private:
+  void* object_;
+};
+
+using Adapter = ComObject<AdapterSlots>;
 
 struct HardwareId {
   std::uint32_t vendor;
@@ -98,12 +113,12 @@ std::string hex(std::uint32_t value, int width) {
 }
 
 template <typename T>
-bool read_property(Adapter& adapter, Property property, T& value) {
-  if (!adapter.is_property_supported(property)) return false;
-  return adapter.get_property(property, sizeof value, &value) >= 0;
+bool read_property(const Adapter& adapter, Property property, T& value) {
+  if (!adapter.slots().is_property_supported(adapter.self(), property)) return false;
+  return adapter.slots().get_property(adapter.self(), property, sizeof value, &value) >= 0;
 }
 
-void read_ids(Adapter& adapter, nlohmann::json& entry) {
+void read_ids(const Adapter& adapter, nlohmann::json& entry) {
   HardwareIdParts parts{};
   if (read_property(adapter, Property::hardware_id_parts, parts)) {
     entry["vendor_id"] = hex(parts.vendor, 4);
@@ -122,18 +137,19 @@ void read_ids(Adapter& adapter, nlohmann::json& entry) {
   entry["revision_id"] = hex(id.revision, 2);
 }
 
-void read_description(Adapter& adapter, nlohmann::json& entry) {
+void read_description(const Adapter& adapter, nlohmann::json& entry) {
   std::size_t size = 0;
-  if (!adapter.is_property_supported(Property::driver_description) ||
-      adapter.get_property_size(Property::driver_description, &size) < 0 || size == 0 || size > 4096) {
+  const auto& slots = adapter.slots();
+  if (!slots.is_property_supported(adapter.self(), Property::driver_description) ||
+      slots.get_property_size(adapter.self(), Property::driver_description, &size) < 0 || size == 0 || size > 4096) {
     return;
   }
   std::vector<char> text(size + 1, '\0');
-  if (adapter.get_property(Property::driver_description, size, text.data()) < 0) return;
+  if (slots.get_property(adapter.self(), Property::driver_description, size, text.data()) < 0) return;
   entry["description"] = std::string(text.data(), strnlen(text.data(), size));
 }
 
-nlohmann::json describe_adapter(Adapter& adapter, std::uint32_t index) {
+nlohmann::json describe_adapter(const Adapter& adapter, std::uint32_t index) {
   nlohmann::json entry = {{"index", index}};
   mark_step(fmt::format("IDXCoreAdapter::GetProperty({})", index));
   read_ids(adapter, entry);
@@ -167,7 +183,7 @@ nlohmann::json run_dxcore_probe() {
   // WSL's ld.so.conf.d names /usr/lib/wsl/lib; the folder is the fallback when it does not.
   auto library = DlLibrary::load({"libdxcore.so"}, {"/usr/lib/wsl/lib"});
   nlohmann::json result = {{"library", nullptr}};
-  HResult (*create_factory)(const Guid&, void**) = nullptr;
+  HResult (*create_factory)(const Guid*, void**) = nullptr;
   if (!library.loaded() || !library.bind(create_factory, "DXCoreCreateAdapterFactory")) {
     result["library"] = library.describe();
     return result;
@@ -175,33 +191,30 @@ nlohmann::json run_dxcore_probe() {
   result["library"] = library.describe();
   void* raw = nullptr;
   mark_step("DXCoreCreateAdapterFactory");
-  if (const auto code = create_factory(kFactoryIid, &raw); code < 0 || raw == nullptr) {
+  if (const auto code = create_factory(&kFactoryIid, &raw); code < 0 || raw == nullptr) {
     result["factory_status"] = hresult_text(code);
     return result;
   }
-  auto* factory = static_cast<AdapterFactory*>(raw);
+  const ComObject<AdapterFactorySlots> factory(raw);
   raw = nullptr;
   mark_step("IDXCoreAdapterFactory::CreateAdapterList");
-  if (const auto code = factory->create_adapter_list(1, &kCoreCompute, kListIid, &raw); code < 0 || raw == nullptr) {
+  const auto code = factory.slots().create_adapter_list(factory.self(), 1, &kCoreCompute, &kListIid, &raw);
+  if (code < 0 || raw == nullptr) {
     result["list_status"] = hresult_text(code);
-    factory->release();
     return result;
   }
-  auto* list = static_cast<AdapterList*>(raw);
+  const ComObject<AdapterListSlots> list(raw);
   mark_step("IDXCoreAdapterList::GetAdapterCount");
-  const auto count = list->get_adapter_count();
+  const auto count = list.slots().get_adapter_count(list.self());
   result["adapter_count"] = count;
   auto& adapters = result["adapters"] = nlohmann::json::array();
   for (std::uint32_t index = 0; index < count && index < 64; ++index) {
     void* item = nullptr;
     mark_step(fmt::format("IDXCoreAdapterList::GetAdapter({})", index));
-    if (list->get_adapter(index, kAdapterIid, &item) < 0 || item == nullptr) continue;
-    auto* adapter = static_cast<Adapter*>(item);
-    adapters.push_back(describe_adapter(*adapter, index));
-    adapter->release();
+    if (list.slots().get_adapter(list.self(), index, &kAdapterIid, &item) < 0 || item == nullptr) continue;
+    const Adapter adapter(item);
+    adapters.push_back(describe_adapter(adapter, index));
   }
-  list->release();
-  factory->release();
   mark_step("done");
   return result;
 }

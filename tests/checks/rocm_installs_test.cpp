@@ -199,7 +199,8 @@ TEST(RocmInstallsCollect, EveryPlaceFromItsOwnFiles) {
       .file("/home/alice/.lmstudio/extensions/backends/llama.cpp-linux-x86_64-amd-rocm-avx2-1.40.0/libggml-hip.so",
             "not an ELF");
   const auto host = machine.open();
-  const CheckContext ctx(*host, RunOptions{});
+  const RunOptions options;
+  const CheckContext ctx(*host, options);
   const auto& installs = ctx.fact<RocmInstalls>();
 
   const auto* ollama = install_at(installs, "/usr/lib/ollama/rocm_v7_2");
@@ -249,7 +250,8 @@ TEST(RocmInstallsCollect, ARootThatHoldsNoRocmIsSaid) {
   testing::SnapshotBuilder machine;
   machine.env("HOME", "/home/alice").env("HIP_PATH", "/opt/rocm/hip").dir("/home/alice");
   const auto host = machine.open();
-  const CheckContext ctx(*host, RunOptions{});
+  const RunOptions options;
+  const CheckContext ctx(*host, options);
   const auto& installs = ctx.fact<RocmInstalls>();
   EXPECT_TRUE(installs.installs.empty());
   EXPECT_EQ(installs.root, "/opt/rocm/hip");

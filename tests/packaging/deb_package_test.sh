@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the .deb from a clean Release configuration, inspects it with lintian,
-# installs it, runs the installed binary (version, man page, completion, a
-# replay), and removes it again. Needs root (dpkg -i), as CI has.
+# Packages the build it is given (cpack, into a folder of its own), inspects the
+# .deb with lintian, installs it, runs the installed binary (version, man page,
+# completion, a replay), and removes it again. Needs root (dpkg -i), as CI has.
+#   deb_package_test.sh SOURCE_DIR BUILD_DIR   (BUILD_DIR: a configured, built tree)
 set -euo pipefail
 source_dir=$1
+build_dir=$2
 scenario=$source_dir/tests/scenarios/os-wsl2-ubuntu2204
 work=$(mktemp -d)
 trap 'dpkg --purge rocm-doctor >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -13,10 +15,10 @@ if dpkg-query -W -f='${Status}' rocm-doctor 2>/dev/null | grep -q "install ok in
   echo "FAIL: a rocm-doctor package is already installed; refusing to replace it" >&2; exit 1
 fi
 
-cmake -S "$source_dir" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DROCM_DOCTOR_BUILD_TESTS=OFF >/dev/null
-cmake --build "$work/build" -j"$(nproc)" >/dev/null
-(cd "$work/build" && cpack -G DEB >/dev/null)
-deb=$(ls "$work"/build/rocm-doctor_*_amd64.deb)
+# The package of the build under test, not of a third compilation of the project.
+[ -x "$build_dir/rocm-doctor" ] || { echo "FAIL: $build_dir holds no built rocm-doctor" >&2; exit 1; }
+cpack --config "$build_dir/CPackConfig.cmake" -G DEB -B "$work/package" >/dev/null
+deb=$(ls "$work"/package/rocm-doctor_*_amd64.deb)
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"

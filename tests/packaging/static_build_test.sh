@@ -5,7 +5,7 @@ set -euo pipefail
 source_dir=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cmake -S "$source_dir" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DROCM_DOCTOR_STATIC=ON \
+cmake -S "$source_dir" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROCM_DOCTOR_STATIC=ON \
       -DROCM_DOCTOR_BUILD_TESTS=OFF >/dev/null
 cmake --build "$work/build" -j"$(nproc)" --target rocm-doctor >/dev/null
 binary=$work/build/rocm-doctor
