@@ -1,6 +1,6 @@
 # Included by ctest (TEST_INCLUDE_FILES, tests/CMakeLists.txt) when the build has
 # ROCM_DOCTOR_TEST_PER_SUITE: one CTest test per GoogleTest suite, so a
-# sanitizer build starts its test binary ~250 times instead of ~1800 (an
+# sanitizer build starts its test binary ~190 times instead of ~1,835 (an
 # ASan+UBSan test binary takes about a second to start and to leak-check at exit).
 # Inputs, set by the generated wrapper: GTEST_SUITES_BINARY, GTEST_SUITES_TIMEOUT.
 execute_process(COMMAND "${GTEST_SUITES_BINARY}" --gtest_list_tests

@@ -61,8 +61,8 @@ dpkg --purge rocm-doctor >/dev/null
 echo "PASS: .deb builds, passes lintian, installs, runs and removes cleanly"
 
 # The .rpm from the same configuration carries the same files.
-(cd "$work/build" && cpack -G RPM >/dev/null)
-rpm_files=$(rpm -qlp "$work"/build/rocm-doctor-*.x86_64.rpm 2>/dev/null)
+cpack --config "$build_dir/CPackConfig.cmake" -G RPM -B "$work/package" >/dev/null
+rpm_files=$(rpm -qlp "$work"/package/rocm-doctor-*.x86_64.rpm 2>/dev/null)
 for path in /usr/bin/rocm-doctor /usr/share/man/man1/rocm-doctor.1.gz /usr/share/bash-completion/completions/rocm-doctor \
             /usr/sbin/rocm-doctor-health /etc/default/rocm-doctor-health /usr/share/rocm-doctor/prometheus/rocm-doctor.rules.yml; do
   grep -qx "$path" <<<"$rpm_files" || { echo "FAIL: $path missing from the .rpm" >&2; exit 1; }
