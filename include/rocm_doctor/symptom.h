@@ -64,6 +64,9 @@ struct Family {
   std::vector<std::string> logging;
   std::string next_step;
   std::vector<std::string> sources;
+  // A catch-all ("the amdgpu driver printed an error"): reported only for a
+  // line no other family or signature explains.
+  bool general = false;
 };
 
 // The families of an error_families.json text; an error names the family and field.

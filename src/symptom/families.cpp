@@ -24,6 +24,7 @@ Family read_family(const Json& entry) {
   family.logging = data::strings(entry, "logging");
   family.next_step = data::text(entry, "next_step");
   family.sources = data::strings(entry, "sources");
+  family.general = entry.value("general", false);
   return family;
 }
 

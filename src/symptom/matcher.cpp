@@ -48,26 +48,35 @@ void number_lines(const Normalised& normalised, std::vector<Match>& matches) {
 // Drops what a more specific match wins over: a refined signature; a general
 // catch-all when a specific signature matched; a family one of whose
 // signatures matched, or whose line a specific signature explains (a
-// catch-all does not: its family says more than "some HIP error"). Specific
-// signatures come first, then catch-alls, then families alone, each in text order.
+// catch-all does not: its family says more than "some HIP error"); a general
+// family whose line another match explains. Specific signatures come first,
+// then catch-alls, then families alone, then general families, each in text order.
 std::vector<Match> prune(std::vector<Match> matches) {
   std::set<std::string> refined;
   std::set<const Family*> explained;
-  std::set<std::size_t> lines;  // where a specific signature matched
+  std::set<std::size_t> lines;     // where a specific signature matched
+  std::set<std::size_t> answered;  // where anything but a general family matched
   bool specific = false;
   for (const auto& match : matches) {
-    if (match.signature == nullptr) continue;
+    if (match.signature == nullptr) {
+      if (match.family != nullptr && !match.family->general) answered.insert(match.line);
+      continue;
+    }
+    answered.insert(match.line);
     refined.insert(match.signature->refines.begin(), match.signature->refines.end());
     explained.insert(match.family);
     if (!match.signature->general) lines.insert(match.line);
     if (!match.signature->general && !match.signature->harmless) specific = true;
   }
   std::erase_if(matches, [&](const Match& match) {
-    if (match.signature == nullptr) return explained.contains(match.family) || lines.contains(match.line);
+    if (match.signature == nullptr) {
+      if (match.family != nullptr && match.family->general && answered.contains(match.line)) return true;
+      return explained.contains(match.family) || lines.contains(match.line);
+    }
     return refined.contains(match.signature->id) || (specific && match.signature->general);
   });
   const auto rank = [](const Match& match) {
-    if (match.signature == nullptr) return 2;
+    if (match.signature == nullptr) return match.family != nullptr && match.family->general ? 3 : 2;
     return match.signature->general ? 1 : 0;
   };
   std::stable_sort(matches.begin(), matches.end(), [&](const Match& a, const Match& b) {

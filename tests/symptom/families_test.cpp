@@ -127,6 +127,33 @@ TEST(ErrorFamilies, TwoUnknownFailuresOfDifferentFamiliesAreBothReported) {
   EXPECT_TRUE(families_seen.contains("rocblas-tensile"));
 }
 
+// Two families of the test's own: a catch-all for any "*ERROR*" the driver
+// prints, and a specific one for ring timeouts.
+std::vector<Family> catch_all_and_specific() {
+  const auto parsed = parse_families(R"({"round": 1, "families": [
+    {"id": "driver-error", "name": "the driver printed an error", "general": true,
+     "pattern": "\\*error\\*", "component": "amdgpu", "meaning": "Some driver error.", "causes": []},
+    {"id": "ring-timeout", "name": "a ring timed out", "pattern": "ring {path} timeout",
+     "component": "amdgpu", "meaning": "A GPU ring stopped.", "causes": []}]})");
+  EXPECT_TRUE(parsed) << parsed.error();
+  return parsed ? *parsed : std::vector<Family>{};
+}
+
+TEST(ErrorFamilies, AGeneralFamilyYieldsToAnotherMatchOnTheSameLineOnly) {
+  const auto matcher = Matcher::build({}, catch_all_and_specific());
+  ASSERT_TRUE(matcher) << matcher.error();
+  const auto same_line = matcher->scan("[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout");
+  ASSERT_EQ(same_line.size(), 1U);
+  EXPECT_EQ(same_line[0].family->id, "ring-timeout");
+  const auto alone = matcher->scan("[drm:amdgpu_cs_ioctl [amdgpu]] *ERROR* something never seen before");
+  ASSERT_EQ(alone.size(), 1U);
+  EXPECT_EQ(alone[0].family->id, "driver-error");
+  const auto two_lines = matcher->scan("[drm] *ERROR* something new\nring sdma0 timeout");
+  ASSERT_EQ(two_lines.size(), 2U);
+  EXPECT_EQ(two_lines[0].family->id, "ring-timeout");
+  EXPECT_EQ(two_lines[1].family->id, "driver-error");
+}
+
 TEST(ErrorFamilies, TheTextBlockNamesTheFamilyOfAMessageOnlyItKnows) {
   Report report;
   report.sections["symptom"] = symptom_section(
