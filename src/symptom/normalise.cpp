@@ -105,13 +105,32 @@ std::size_t syslog_timestamp(string_view line) {
   return at == string_view::npos ? 0 : skip_blanks(line, at);
 }
 
+// A host name or a syslog tag ("kernel", "ollama[123]"): letters, digits and
+// "-._/", a "[pid]" at the end of a tag.
+bool is_name(string_view word, bool tag) {
+  if (tag && word.ends_with(']')) {
+    const auto open = word.rfind('[');
+    if (open == string_view::npos || open == 0) return false;
+    const auto pid = word.substr(open + 1, word.size() - open - 2);
+    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), is_digit)) return false;
+    word = word.substr(0, open);
+  }
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == '_' || c == '/';
+  });
+}
+
 // After a syslog or journal timestamp: "host kernel: " or "host ollama[123]: "
-// (a first word ending in ':' is the message itself: "amdgpu: ...").
+// (a first word ending in ':' is the message itself: "amdgpu: ..."; words that
+// are no host and tag are the message too: "[hipBLASLt] clang++: error: ...").
 std::size_t host_and_tag(string_view line) {
   const auto host_end = line.find(' ');
   if (host_end == string_view::npos || host_end == 0 || line[host_end - 1] == ':') return 0;
   const auto tag_end = line.find(' ', host_end + 1);
   if (tag_end == string_view::npos || tag_end <= host_end + 1 || line[tag_end - 1] != ':') return 0;
+  if (!is_name(line.substr(0, host_end), false) || !is_name(line.substr(host_end + 1, tag_end - host_end - 2), true)) {
+    return 0;
+  }
   return tag_end + 1;
 }
 

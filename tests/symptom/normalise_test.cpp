@@ -66,6 +66,14 @@ TEST(Normalise, KernelSyslogJournalAndIsoTimestampsAreStripped) {
       has("Jan 06 10:00:00 n1 python[77]: " + kFault + "\nJan 06 10:00:00 n1 python[77]: " + kReason, kFaultId));
 }
 
+// A CI log line (GitHub Actions' ISO time, then the build's own tag) is no
+// "host tag:" syslog line: the tool name stays with its message.
+TEST(Normalise, ACiLogLineKeepsTheToolNameAfterItsTimestamp) {
+  expect_plain({{"2025-03-05T21:10:24.2062301Z [hipBLASLt] clang++: error: no such file\n",
+                 "[hipBLASLt] clang++: error: no such file\n"},
+                {"2025-03-05T21:10:24Z node7 ollama[12]: x\n", "x\n"}});
+}
+
 TEST(Normalise, RankWorkerAndLauncherPrefixesAreStripped) {
   expect_plain({{"[rank3]: RuntimeError: x\n", "RuntimeError: x\n"},
                 {"[rank3]:[W102 12:00:00.000] x\n", "[W102 12:00:00.000] x\n"},
