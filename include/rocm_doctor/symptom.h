@@ -67,6 +67,9 @@ struct Family {
   // A catch-all ("the amdgpu driver printed an error"): reported only for a
   // line no other family or signature explains.
   bool general = false;
+  // RE2, macros expanded: a line the pattern matches but this also matches is
+  // not this family (an informational line that names a missing library).
+  std::string except;
 };
 
 // The families of an error_families.json text; an error names the family and field.

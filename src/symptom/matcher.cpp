@@ -97,8 +97,9 @@ const std::string& Match::id() const {
 struct Matcher::Compiled {
   std::vector<Signature> signatures;
   std::vector<Family> families;
-  std::vector<const Family*> family_of;    // per signature: its family, or nullptr
-  std::vector<std::unique_ptr<RE2>> each;  // one per signature, then one per family
+  std::vector<const Family*> family_of;      // per signature: its family, or nullptr
+  std::vector<std::unique_ptr<RE2>> each;    // one per signature, then one per family
+  std::vector<std::unique_ptr<RE2>> except;  // per family: its "except" pattern, or nullptr
   RE2::Set set{pattern_options(kSetMemory), RE2::UNANCHORED};
 };
 
@@ -140,6 +141,12 @@ tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatu
     if (auto added = add_pattern(*compiled, family.pattern, "error family " + family.id); !added) {
       return tl::unexpected(added.error());
     }
+    std::unique_ptr<RE2> except;
+    if (!family.except.empty()) {
+      except = std::make_unique<RE2>(family.except, pattern_options(kPatternMemory));
+      if (!except->ok()) return tl::unexpected("error family " + family.id + ": except: " + except->error());
+    }
+    compiled->except.push_back(std::move(except));
   }
   if (!compiled->set.Compile()) return tl::unexpected(std::string("error signatures: RE2 set out of memory"));
   return Matcher(std::move(compiled));
@@ -181,6 +188,27 @@ std::map<int, std::size_t> search_starts(const RE2::Set& set, std::string_view t
   return starts;  // a hit missing here matched only across blocks: searched from 0
 }
 
+// The line `found` starts on.
+std::string_view line_of(std::string_view text, const re2::StringPiece& found) {
+  const auto offset = static_cast<std::size_t>(found.data() - text.data());
+  const auto begin = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
+  const auto end = text.find('\n', offset);
+  return text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+}
+
+// Moves `found` past every match whose line the family's `except` also
+// matches; false when none is left. Each search starts after the last line,
+// so the whole walk stays one pass over the text.
+bool skip_excepted(const RE2& pattern, const RE2& except, std::string_view text, re2::StringPiece& found) {
+  while (RE2::PartialMatch(line_of(text, found), except)) {
+    const auto offset = static_cast<std::size_t>(found.data() - text.data());
+    const auto next = text.find('\n', offset);
+    if (next == std::string_view::npos) return false;
+    if (!pattern.Match(text, next + 1, text.size(), RE2::UNANCHORED, &found, 1)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<Match> Matcher::scan(std::string_view text) const {
@@ -208,6 +236,10 @@ std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const 
     if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1) &&
         (start == 0 || !compiled_->each[position]->Match(text, 0, text.size(), RE2::UNANCHORED, &found, 1))) {
       continue;
+    }
+    if (position >= signature_count) {
+      const auto& except = compiled_->except[position - signature_count];
+      if (except && !skip_excepted(*compiled_->each[position], *except, text, found)) continue;
     }
     const auto offset = static_cast<std::size_t>(found.data() - text.data());
     if (position < signature_count) {

@@ -154,6 +154,24 @@ TEST(ErrorFamilies, AGeneralFamilyYieldsToAnotherMatchOnTheSameLineOnly) {
   EXPECT_EQ(two_lines[1].family->id, "driver-error");
 }
 
+TEST(ErrorFamilies, ALineTheFamilysExceptMatchesIsPassedOverForTheNextOne) {
+  const auto parsed = parse_families(R"({"round": 1, "families": [
+    {"id": "library-missing", "name": "a library is missing", "pattern": "cannot open shared object file",
+     "except": "nccl info", "component": "loader", "meaning": "A library is missing.", "causes": []}]})");
+  ASSERT_TRUE(parsed) << parsed.error();
+  const auto matcher = Matcher::build({}, *parsed);
+  ASSERT_TRUE(matcher) << matcher.error();
+  // RCCL's informational line about an optional plugin, as an RCCL run printed it
+  // (a real RCCL log pasted in a public GitHub issue, its host:pid:tid prefix kept).
+  const std::string info =
+      "UVOSLinux:2386:2386 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : librccl-net.so: cannot open shared "
+      "object file: No such file or directory : when loading librccl-net.so";
+  EXPECT_TRUE(matcher->scan(info).empty());
+  const auto both = matcher->scan(info + "\nImportError: libamdhip64.so: cannot open shared object file");
+  ASSERT_EQ(both.size(), 1U);
+  EXPECT_EQ(both[0].line, 2U);
+}
+
 TEST(ErrorFamilies, TheTextBlockNamesTheFamilyOfAMessageOnlyItKnows) {
   Report report;
   report.sections["symptom"] = symptom_section(
