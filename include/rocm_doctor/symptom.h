@@ -30,6 +30,7 @@ struct Harmless {
 
 struct Signature {
   std::string id;
+  std::string family;              // the error_families.json family it belongs to
   std::vector<std::string> names;  // literal names users type (hipErrorNoBinaryForGpu)
   std::string message;
   std::string pattern;  // RE2, case-insensitive; \s crosses lines
@@ -44,7 +45,57 @@ struct Signature {
   bool general = false;              // a catch-all any other match wins over
   std::optional<Harmless> harmless;
   std::vector<std::string> sources;
+  // The round of family patterns it was mined against (0: the patterns were
+  // written from it): the families of that round never saw its samples
+  // (bench/symptom_recall.cpp scores the current round's apart).
+  int held_out = 0;
 };
+
+// A family of messages (checks/data/error_families.json): one component's one
+// failure class, with a tolerant pattern of its own, so that a variant no
+// signature knows still says what kind of failure it is.
+struct Family {
+  std::string id;
+  std::string name;     // "GPU memory access fault"
+  std::string pattern;  // RE2 like a signature's, macros expanded
+  std::string component;
+  std::string meaning;
+  std::vector<SignatureCause> causes;  // most frequent first
+  std::vector<std::string> logging;
+  std::string next_step;
+  std::vector<std::string> sources;
+  // A catch-all ("the amdgpu driver printed an error"): reported only for a
+  // line no other family or signature explains.
+  bool general = false;
+  // RE2, macros expanded: a line the pattern matches but this also matches is
+  // not this family (an informational line that names a missing library).
+  std::string except;
+};
+
+// The families of an error_families.json text; an error names the family and field.
+tl::expected<std::vector<Family>, std::string> parse_families(std::string_view json_text);
+// The compiled-in checks/data/error_families.json.
+const std::vector<Family>& families();
+// Its "round": bumped each time the family patterns are rewritten.
+int families_round();
+// The family with this id, or nullptr.
+const Family* find_family(std::string_view id);
+
+// A pattern as written in the data, its macros expanded: {hex} a hex number
+// (0x optional), {n} a decimal number, {path} a path or file name, {sp} any
+// run of blanks. Unknown braces are left as written (RE2 repetition counts).
+std::string expand_pattern(std::string_view pattern);
+
+// The text as it really arrives, made plain once before matching: CR and CRLF
+// ends, ANSI colours, timestamps and log prefixes (kernel, syslog, journald,
+// ISO dates, [rank3]:, vLLM/Ray worker tags, mpirun/srun ranks, kubectl
+// --prefix), docker/k8s/journald JSON lines whose message is unescaped into its
+// lines, CRI log lines, and lines a terminal wrapped at its width joined again.
+struct Normalised {
+  std::string text;
+  std::vector<std::size_t> origin;  // per normalised line: the 1-based input line it came from
+};
+Normalised normalise(std::string_view text);
 
 // The signatures of an error_signatures.json text; an error names the signature and field.
 tl::expected<std::vector<Signature>, std::string> parse_signatures(std::string_view json_text);
@@ -53,10 +104,14 @@ const std::vector<Signature>& signatures();
 // The signature with this id or literal name (case-insensitive), or nullptr.
 const Signature* find_signature(std::string_view id_or_name);
 
+// A signature's match (its family set too), or only a family's: a message no
+// signature knows that still has the shape of the family's failures.
 struct Match {
-  const Signature* signature = nullptr;
-  std::size_t line = 0;    // 1-based line of the match start
-  std::size_t offset = 0;  // byte offset of the match start
+  const Signature* signature = nullptr;         // nullptr: only the family matched
+  const Family* family = nullptr;               // nullptr only for a signature without a known family
+  std::size_t line = 0;                         // 1-based line of the input where the match starts
+  std::size_t offset = 0;                       // byte offset of the match start in the normalised text
+  [[nodiscard]] const std::string& id() const;  // the signature's id, else the family's
 };
 
 // Every signature compiled into one RE2::Set: a text is scanned in linear time,
@@ -64,24 +119,30 @@ struct Match {
 class Matcher {
  public:
   // An error names the signature whose pattern RE2 refused.
-  static tl::expected<Matcher, std::string> build(std::vector<Signature> signatures);
+  static tl::expected<Matcher, std::string> build(std::vector<Signature> signatures, std::vector<Family> families = {});
   Matcher(Matcher&&) noexcept;
   Matcher& operator=(Matcher&&) noexcept;
   ~Matcher();
 
-  // The signatures that match `text`, each once at its first match, the
-  // specific before the general (a refined or general one is dropped when a
-  // more specific one matched), then in text order.
+  // The signatures that match `text` (normalised first), each once at its
+  // first match, the specific before the general (a refined or general one is
+  // dropped when a more specific one matched), then in text order; then the
+  // families that matched where no signature did: a family is dropped when
+  // one of its signatures matched, or a specific signature on the same line.
   [[nodiscard]] std::vector<Match> scan(std::string_view text) const;
+  // The same over a text normalise() already made plain.
+  [[nodiscard]] std::vector<Match> scan_normalised(const Normalised& text) const;
   [[nodiscard]] const std::vector<Signature>& signatures() const;
+  [[nodiscard]] const std::vector<Family>& families() const;
+
+  struct Compiled;  // src/symptom/matcher.cpp
 
  private:
-  struct Compiled;
   explicit Matcher(std::unique_ptr<Compiled> compiled);
   std::unique_ptr<Compiled> compiled_;
 };
 
-// The matcher over the compiled-in catalogue (built once).
+// The matcher over the compiled-in catalogue and families (built once).
 const Matcher& default_matcher();
 
 // The report's `symptom` section (docs/report-format.md#symptom): the matches,
@@ -90,11 +151,13 @@ const Matcher& default_matcher();
 nlohmann::ordered_json symptom_section(const std::vector<Match>& matches, const Report& report,
                                        std::string_view text_source);
 
-// `explain ID`: the signature with this id or literal name, or the first one a
-// literal message matches; nullptr when none.
-const Signature* signature_for(std::string_view id_or_message);
 // Everything the catalogue says of one signature, as plain text.
 std::string describe(const Signature& signature);
+// Everything error_families.json says of one family, with its signatures.
+std::string describe(const Family& family);
+// `explain` for a signature's id or name, a family's id, or a pasted message
+// (its first signature, else its family); nullopt when none of them.
+std::optional<std::string> explain_symptom(std::string_view id_or_message);
 
 // The most a symptom text may be: a longer log keeps its end (where the error is).
 constexpr std::size_t kMaxTextBytes = 128U * 1024 * 1024;

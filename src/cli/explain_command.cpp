@@ -10,8 +10,8 @@ int explain_command(const std::string& id) {
   const auto text = explain_text(id);
   // Not a finding or check: an error signature's id or name, or a pasted message.
   if (!text) {
-    if (const auto* signature = symptom::signature_for(id)) {
-      fmt::print("{}", symptom::describe(*signature));
+    if (const auto described = symptom::explain_symptom(id)) {
+      fmt::print("{}", *described);
       return 0;
     }
   }

@@ -56,6 +56,7 @@ std::vector<std::string> documented_ids(std::string_view document) {
 std::optional<std::string> suggest_explain_id(std::string_view id) {
   auto candidates = documented_ids(checks_document());
   for (const auto& signature : symptom::signatures()) candidates.push_back(signature.id);
+  for (const auto& family : symptom::families()) candidates.push_back(family.id);
   return closest_match(id, candidates, 4);
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "render/formats.h"
+#include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor::render_support {
@@ -20,6 +21,22 @@ std::string text_of(const Json& object, const char* key) {
 std::string line_of(const Json& object) {
   const auto it = object.find("line");
   return it != object.end() && it->is_number() ? fmt::format("line {}: ", it->get<long long>()) : std::string();
+}
+
+// A signature by its id; a message only its family knows by the family's name.
+std::string match_title(const Json& match) {
+  const auto signature = text_of(match, "signature");
+  if (!signature.empty()) return signature;
+  const auto family = text_of(match, "family");
+  const auto* known = symptom::find_family(family);
+  return "no exact signature, a message of the kind \"" + (known != nullptr ? known->name : family) + "\" (" + family +
+         ")";
+}
+
+// What `explain` takes for it: the signature, else the family.
+std::string explain_id(const Json& object) {
+  const auto signature = text_of(object, "signature");
+  return signature.empty() ? text_of(object, "family") : signature;
 }
 
 void add_command(std::vector<SymptomLine>& out, const Json& section) {
@@ -47,7 +64,7 @@ void add_next_step(std::vector<SymptomLine>& out, const Json& section) {
   const auto command = text_of(*it, "command");
   if (!command.empty()) out.push_back({2, command, true});
   // Its usual causes are not guessed at here; explain lists them.
-  out.push_back({1, "Its usual causes (none confirmed here): rocm-doctor explain " + text_of(*it, "signature")});
+  out.push_back({1, "Its usual causes (none confirmed here): rocm-doctor explain " + explain_id(*it)});
 }
 
 }  // namespace
@@ -60,7 +77,7 @@ std::vector<SymptomLine> symptom_lines(const Report& report) {
   out.push_back({0, "Your error (" + text_of(section, "text_source") + "):"});
   add_command(out, section);
   for (const auto& match : section.value("matches", Json::array())) {
-    out.push_back({1, line_of(match) + text_of(match, "signature") + " (" + text_of(match, "component") + ")"});
+    out.push_back({1, line_of(match) + match_title(match) + " (" + text_of(match, "component") + ")"});
     out.push_back({2, text_of(match, "meaning")});
   }
   const auto causes = section.value("causes", Json::array());

@@ -30,8 +30,10 @@ RE2::Options pattern_options(int64_t max_mem) {
 constexpr int64_t kSetMemory = 64 << 20;
 constexpr int64_t kPatternMemory = 8 << 20;
 
-// Sets every match's line in one pass over the text (in offset order), not one per match.
-void number_lines(std::string_view text, std::vector<Match>& matches) {
+// Sets every match's line in one pass over the text (in offset order), not one
+// per match: the normalised line, then the input line it came from.
+void number_lines(const Normalised& normalised, std::vector<Match>& matches) {
+  const std::string_view text = normalised.text;
   std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) { return a.offset < b.offset; });
   std::size_t line = 1;
   std::size_t counted = 0;
@@ -39,24 +41,46 @@ void number_lines(std::string_view text, std::vector<Match>& matches) {
     line += static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
                                                 text.begin() + static_cast<std::ptrdiff_t>(match.offset), '\n'));
     counted = match.offset;
-    match.line = line;
+    match.line = line <= normalised.origin.size() ? normalised.origin[line - 1] : line;
   }
 }
 
-// Drops what a more specific match wins over: a refined signature, and a
-// general catch-all when anything else matched.
+// Drops what a more specific match wins over: a refined signature; a general
+// catch-all when a specific signature matched; a family one of whose
+// signatures matched, or whose line a specific signature explains (a
+// catch-all does not: its family says more than "some HIP error"); a general
+// family whose line another match explains. Specific signatures come first,
+// then catch-alls, then families alone, then general families, each in text order.
 std::vector<Match> prune(std::vector<Match> matches) {
   std::set<std::string> refined;
+  std::set<const Family*> explained;
+  std::set<std::size_t> lines;     // where a specific signature matched
+  std::set<std::size_t> answered;  // where anything but a general family matched
   bool specific = false;
   for (const auto& match : matches) {
+    if (match.signature == nullptr) {
+      if (match.family != nullptr && !match.family->general) answered.insert(match.line);
+      continue;
+    }
+    answered.insert(match.line);
     refined.insert(match.signature->refines.begin(), match.signature->refines.end());
+    explained.insert(match.family);
+    if (!match.signature->general) lines.insert(match.line);
     if (!match.signature->general && !match.signature->harmless) specific = true;
   }
   std::erase_if(matches, [&](const Match& match) {
+    if (match.signature == nullptr) {
+      if (match.family != nullptr && match.family->general && answered.contains(match.line)) return true;
+      return explained.contains(match.family) || lines.contains(match.line);
+    }
     return refined.contains(match.signature->id) || (specific && match.signature->general);
   });
-  std::stable_sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
-    if (a.signature->general != b.signature->general) return !a.signature->general;
+  const auto rank = [](const Match& match) {
+    if (match.signature == nullptr) return match.family != nullptr && match.family->general ? 3 : 2;
+    return match.signature->general ? 1 : 0;
+  };
+  std::stable_sort(matches.begin(), matches.end(), [&](const Match& a, const Match& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
     return a.offset < b.offset;
   });
   return matches;
@@ -64,9 +88,18 @@ std::vector<Match> prune(std::vector<Match> matches) {
 
 }  // namespace
 
+const std::string& Match::id() const {
+  static const std::string none;
+  if (signature != nullptr) return signature->id;
+  return family != nullptr ? family->id : none;
+}
+
 struct Matcher::Compiled {
   std::vector<Signature> signatures;
-  std::vector<std::unique_ptr<RE2>> each;  // one per signature, same index
+  std::vector<Family> families;
+  std::vector<const Family*> family_of;      // per signature: its family, or nullptr
+  std::vector<std::unique_ptr<RE2>> each;    // one per signature, then one per family
+  std::vector<std::unique_ptr<RE2>> except;  // per family: its "except" pattern, or nullptr
   RE2::Set set{pattern_options(kSetMemory), RE2::UNANCHORED};
 };
 
@@ -75,19 +108,47 @@ Matcher::Matcher(Matcher&&) noexcept = default;
 Matcher& Matcher::operator=(Matcher&&) noexcept = default;
 Matcher::~Matcher() = default;
 
-tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatures) {
+namespace {
+
+// Adds one pattern (macros expanded) to the set and to the one-by-one list; an
+// error names `what`.
+tl::expected<void, std::string> add_pattern(Matcher::Compiled& compiled, const std::string& pattern,
+                                            const std::string& what) {
+  const auto expanded = expand_pattern(pattern);
+  auto regex = std::make_unique<RE2>(expanded, pattern_options(kPatternMemory));
+  if (!regex->ok()) return tl::unexpected(what + ": pattern: " + regex->error());
+  std::string error;
+  if (compiled.set.Add(expanded, &error) < 0) return tl::unexpected(what + ": pattern: " + error);
+  compiled.each.push_back(std::move(regex));
+  return {};
+}
+
+}  // namespace
+
+tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatures, std::vector<Family> families) {
   auto compiled = std::make_unique<Compiled>();
-  for (const auto& signature : signatures) {
-    auto regex = std::make_unique<RE2>(signature.pattern, pattern_options(kPatternMemory));
-    if (!regex->ok()) return tl::unexpected("error signature " + signature.id + ": pattern: " + regex->error());
-    std::string error;
-    if (compiled->set.Add(signature.pattern, &error) < 0) {
-      return tl::unexpected("error signature " + signature.id + ": pattern: " + error);
+  compiled->signatures = std::move(signatures);
+  compiled->families = std::move(families);
+  for (const auto& signature : compiled->signatures) {
+    if (auto added = add_pattern(*compiled, signature.pattern, "error signature " + signature.id); !added) {
+      return tl::unexpected(added.error());
     }
-    compiled->each.push_back(std::move(regex));
+    const auto family = std::find_if(compiled->families.begin(), compiled->families.end(),
+                                     [&](const Family& f) { return f.id == signature.family; });
+    compiled->family_of.push_back(family == compiled->families.end() ? nullptr : &*family);
+  }
+  for (const auto& family : compiled->families) {
+    if (auto added = add_pattern(*compiled, family.pattern, "error family " + family.id); !added) {
+      return tl::unexpected(added.error());
+    }
+    std::unique_ptr<RE2> except;
+    if (!family.except.empty()) {
+      except = std::make_unique<RE2>(family.except, pattern_options(kPatternMemory));
+      if (!except->ok()) return tl::unexpected("error family " + family.id + ": except: " + except->error());
+    }
+    compiled->except.push_back(std::move(except));
   }
   if (!compiled->set.Compile()) return tl::unexpected(std::string("error signatures: RE2 set out of memory"));
-  compiled->signatures = std::move(signatures);
   return Matcher(std::move(compiled));
 }
 
@@ -95,14 +156,20 @@ const std::vector<Signature>& Matcher::signatures() const {
   return compiled_->signatures;
 }
 
+const std::vector<Family>& Matcher::families() const {
+  return compiled_->families;
+}
+
 namespace {
 
 // Where to start looking for each hit's first match: the block before the
-// first ~1 MiB block (cut at a line end) in which the set sees it. One more
+// first ~64 KiB block (cut at a line end) in which the set sees it. One more
 // pass of the set in all, so a log with many different errors near its end
 // stays linear; starting one block early finds a match that crosses into it.
 std::map<int, std::size_t> search_starts(const RE2::Set& set, std::string_view text, const std::vector<int>& hits) {
-  constexpr std::size_t kBlock = 1U << 20;
+  // Small blocks: each of a few hundred patterns is then searched alone over
+  // at most two blocks, not two MiB (the set's pass is linear either way).
+  constexpr std::size_t kBlock = 64U << 10;
   std::map<int, std::size_t> starts;
   std::set<int> missing(hits.begin(), hits.end());
   std::size_t previous = 0;
@@ -121,9 +188,35 @@ std::map<int, std::size_t> search_starts(const RE2::Set& set, std::string_view t
   return starts;  // a hit missing here matched only across blocks: searched from 0
 }
 
+// The line `found` starts on.
+std::string_view line_of(std::string_view text, const re2::StringPiece& found) {
+  const auto offset = static_cast<std::size_t>(found.data() - text.data());
+  const auto begin = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
+  const auto end = text.find('\n', offset);
+  return text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+}
+
+// Moves `found` past every match whose line the family's `except` also
+// matches; false when none is left. Each search starts after the last line,
+// so the whole walk stays one pass over the text.
+bool skip_excepted(const RE2& pattern, const RE2& except, std::string_view text, re2::StringPiece& found) {
+  while (RE2::PartialMatch(line_of(text, found), except)) {
+    const auto offset = static_cast<std::size_t>(found.data() - text.data());
+    const auto next = text.find('\n', offset);
+    if (next == std::string_view::npos) return false;
+    if (!pattern.Match(text, next + 1, text.size(), RE2::UNANCHORED, &found, 1)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<Match> Matcher::scan(std::string_view text) const {
+  return scan_normalised(normalise(text));
+}
+
+std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const {
+  const std::string_view text = normalised.text;
   std::vector<int> hits;
   RE2::Set::ErrorInfo info{};
   if (!compiled_->set.Match(text, &hits, &info) && info.kind != RE2::Set::kNoError) {
@@ -133,22 +226,35 @@ std::vector<Match> Matcher::scan(std::string_view text) const {
   }
   std::sort(hits.begin(), hits.end());
   const auto starts = hits.empty() ? std::map<int, std::size_t>{} : search_starts(compiled_->set, text, hits);
+  const auto signature_count = compiled_->signatures.size();
   std::vector<Match> matches;
   for (const int index : hits) {
     const auto position = static_cast<std::size_t>(index);
     const auto start = starts.contains(index) ? starts.at(index) : 0;
     re2::StringPiece found;
-    if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1)) continue;
+    // A match longer than a block starts before `start`: searched again from the top.
+    if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1) &&
+        (start == 0 || !compiled_->each[position]->Match(text, 0, text.size(), RE2::UNANCHORED, &found, 1))) {
+      continue;
+    }
+    if (position >= signature_count) {
+      const auto& except = compiled_->except[position - signature_count];
+      if (except && !skip_excepted(*compiled_->each[position], *except, text, found)) continue;
+    }
     const auto offset = static_cast<std::size_t>(found.data() - text.data());
-    matches.push_back({&compiled_->signatures[position], 0, offset});
+    if (position < signature_count) {
+      matches.push_back({&compiled_->signatures[position], compiled_->family_of[position], 0, offset});
+    } else {
+      matches.push_back({nullptr, &compiled_->families[position - signature_count], 0, offset});
+    }
   }
-  number_lines(text, matches);
+  number_lines(normalised, matches);
   return prune(std::move(matches));
 }
 
 const Matcher& default_matcher() {
   static const Matcher matcher = [] {
-    auto built = Matcher::build(symptom::signatures());
+    auto built = Matcher::build(symptom::signatures(), symptom::families());
     if (built) return std::move(*built);
     return std::move(*Matcher::build({}));
   }();

@@ -4,31 +4,16 @@
 #include "embedded_data.h"
 #include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text_case.h"
+#include "symptom/data_fields.h"
 
 namespace rocm_doctor::symptom {
 
 namespace {
 
 using Json = nlohmann::json;
-
-std::vector<std::string> strings(const Json& signature, const char* key) {
-  const auto it = signature.find(key);
-  if (it == signature.end()) return {};
-  return it->get<std::vector<std::string>>();
-}
-
-std::string text(const Json& signature, const char* key) {
-  const auto it = signature.find(key);
-  return it == signature.end() ? std::string() : it->get<std::string>();
-}
-
-std::vector<SignatureCause> causes(const Json& signature) {
-  std::vector<SignatureCause> result;
-  for (const auto& cause : signature.at("causes")) {
-    result.push_back({cause.at("cause").get<std::string>(), text(cause, "tell_apart"), strings(cause, "findings")});
-  }
-  return result;
-}
+using data::causes;
+using data::strings;
+using data::text;
 
 std::optional<Harmless> harmless(const Json& signature) {
   const auto it = signature.find("harmless");
@@ -40,6 +25,7 @@ std::optional<Harmless> harmless(const Json& signature) {
 Signature read_signature(const Json& entry) {
   Signature signature;
   signature.id = entry.at("id").get<std::string>();
+  signature.family = text(entry, "family");
   signature.names = strings(entry, "names");
   signature.message = text(entry, "message");
   signature.pattern = entry.at("pattern").get<std::string>();
@@ -54,27 +40,37 @@ Signature read_signature(const Json& entry) {
   signature.general = entry.value("general", false);
   signature.harmless = harmless(entry);
   signature.sources = strings(entry, "sources");
+  signature.held_out = entry.value("held_out", 0);
   return signature;
 }
 
 }  // namespace
 
-tl::expected<std::vector<Signature>, std::string> parse_signatures(std::string_view json_text) {
-  const auto document = Json::parse(json_text, nullptr, false);
-  if (document.is_discarded() || !document.is_object() || !document.contains("signatures")) {
-    return tl::unexpected(std::string("error signatures: not a JSON object with a 'signatures' list"));
-  }
-  std::vector<Signature> result;
-  std::size_t index = 0;
-  for (const auto& entry : document.at("signatures")) {
-    try {
-      result.push_back(read_signature(entry));
-    } catch (const Json::exception& error) {
-      return tl::unexpected("error signature " + std::to_string(index) + ": " + error.what());
-    }
-    ++index;
+namespace data {
+
+std::vector<std::string> strings(const Json& entry, const char* key) {
+  const auto it = entry.find(key);
+  if (it == entry.end()) return {};
+  return it->get<std::vector<std::string>>();
+}
+
+std::string text(const Json& entry, const char* key) {
+  const auto it = entry.find(key);
+  return it == entry.end() ? std::string() : it->get<std::string>();
+}
+
+std::vector<SignatureCause> causes(const Json& entry) {
+  std::vector<SignatureCause> result;
+  for (const auto& cause : entry.at("causes")) {
+    result.push_back({cause.at("cause").get<std::string>(), text(cause, "tell_apart"), strings(cause, "findings")});
   }
   return result;
+}
+
+}  // namespace data
+
+tl::expected<std::vector<Signature>, std::string> parse_signatures(std::string_view json_text) {
+  return data::entries<Signature>(json_text, "signatures", "error signature", read_signature);
 }
 
 const std::vector<Signature>& signatures() {

@@ -34,7 +34,9 @@ const Finding* first_present(const std::vector<std::string>& ids, const Present&
 
 // A usually-harmless message is a symptom only when the machine says so: one
 // of its `unless` findings, or a finding that backs one of its causes.
-bool harmless_here(const Signature& signature, const Present& present) {
+bool harmless_here(const Signature* signature_or_null, const Present& present) {
+  if (signature_or_null == nullptr) return false;
+  const auto& signature = *signature_or_null;
   if (!signature.harmless || first_present(signature.harmless->unless, present) != nullptr) return false;
   for (const auto& cause : signature.causes) {
     if (first_present(cause.findings, present) != nullptr) return false;
@@ -42,10 +44,27 @@ bool harmless_here(const Signature& signature, const Present& present) {
   return true;
 }
 
+// The signature's id, or null when only a family matched.
+Json signature_id(const Match& match) {
+  return match.signature != nullptr ? Json(match.signature->id) : Json(nullptr);
+}
+
+Json family_id(const Match& match) {
+  return match.family != nullptr ? Json(match.family->id) : Json(nullptr);
+}
+
+const std::vector<SignatureCause>& causes_of(const Match& match) {
+  static const std::vector<SignatureCause> none;
+  if (match.signature != nullptr) return match.signature->causes;
+  return match.family != nullptr ? match.family->causes : none;
+}
+
 Json match_json(const Match& match) {
-  return {{"signature", match.signature->id},
-          {"component", match.signature->component},
-          {"meaning", match.signature->meaning},
+  const bool alone = match.signature == nullptr;
+  return {{"signature", signature_id(match)},
+          {"family", family_id(match)},
+          {"component", alone ? match.family->component : match.signature->component},
+          {"meaning", alone ? match.family->meaning : match.signature->meaning},
           {"line", match.line}};
 }
 
@@ -62,14 +81,15 @@ Json backed_causes(const std::vector<const Match*>& matches, const Present& pres
   std::vector<Json> other;
   std::set<std::string> named;
   for (const auto* match : matches) {
-    for (const auto& cause : match->signature->causes) {
+    for (const auto& cause : causes_of(*match)) {
       const auto* finding = first_present(cause.findings, present);
       if (finding == nullptr || !named.insert(finding->id).second) continue;
       const bool is_root =
           std::find(report.root_causes.begin(), report.root_causes.end(), finding->id) != report.root_causes.end();
       (is_root ? root : other)
           .push_back({{"finding", finding->id},
-                      {"signature", match->signature->id},
+                      {"signature", signature_id(*match)},
+                      {"family", family_id(*match)},
                       {"cause", cause.cause},
                       {"why", why_backed(*finding)}});
     }
@@ -80,10 +100,14 @@ Json backed_causes(const std::vector<const Match*>& matches, const Present& pres
   return causes;
 }
 
-Json next_step(const Signature& signature) {
-  Json step = {{"signature", signature.id}, {"logging", signature.logging}, {"command", signature.next_step}};
+Json next_step(const Match& match) {
+  const bool alone = match.signature == nullptr;
+  Json step = {{"signature", signature_id(match)},
+               {"family", family_id(match)},
+               {"logging", alone ? match.family->logging : match.signature->logging},
+               {"command", alone ? match.family->next_step : match.signature->next_step}};
   Json usual = Json::array();
-  for (const auto& cause : signature.causes) usual.push_back(cause.cause);
+  for (const auto& cause : causes_of(match)) usual.push_back(cause.cause);
   step["usual_causes"] = std::move(usual);
   return step;
 }
@@ -97,8 +121,9 @@ Json symptom_section(const std::vector<Match>& matches, const Report& report, st
   Json harmless = Json::array();
   std::vector<const Match*> symptoms;
   for (const auto& match : matches) {
-    if (harmless_here(*match.signature, present)) {
+    if (harmless_here(match.signature, present)) {
       harmless.push_back({{"signature", match.signature->id},
+                          {"family", family_id(match)},
                           {"component", match.signature->component},
                           {"line", match.line},
                           {"why", match.signature->harmless->why}});
@@ -114,7 +139,7 @@ Json symptom_section(const std::vector<Match>& matches, const Report& report, st
     section["note"] = matches.empty() ? "No known error message in this text." : "Only usually-harmless messages.";
   } else if (section["causes"].empty()) {
     section["note"] = "Nothing the checks found on this machine backs a cause of this error.";
-    section["next_step"] = next_step(*symptoms.front()->signature);
+    section["next_step"] = next_step(*symptoms.front());
   }
   return section;
 }

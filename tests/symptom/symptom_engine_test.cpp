@@ -14,7 +14,7 @@ namespace {
 
 std::vector<std::string> ids(const std::vector<Match>& matches) {
   std::vector<std::string> result;
-  for (const auto& match : matches) result.push_back(match.signature->id);
+  for (const auto& match : matches) result.push_back(match.id());
   return result;
 }
 
@@ -54,7 +54,7 @@ TEST(SymptomEngine, AMessageInsideALogReportsTheLineItStartsOn) {
       "RuntimeError: HIP error: hipErrorNoBinaryForGpu\n";
   const auto matches = default_matcher().scan(log);
   ASSERT_FALSE(matches.empty());
-  EXPECT_EQ(matches.front().signature->id, "hip-no-binary-for-gpu");
+  EXPECT_EQ(matches.front().id(), "hip-no-binary-for-gpu");
   EXPECT_EQ(matches.front().line, 3U);
 }
 
@@ -77,7 +77,7 @@ TEST(SymptomEngine, ALongLogNamesTheFirstLineOfEachMessageWhateverTheBlock) {
   add("RuntimeError: HIP error: hipErrorNoBinaryForGpu");
   const auto matches = default_matcher().scan(log);
   std::map<std::string, std::size_t> line_of;
-  for (const auto& match : matches) line_of[match.signature->id] = match.line;
+  for (const auto& match : matches) line_of[match.id()] = match.line;
   EXPECT_EQ(line_of["hip-no-binary-for-gpu"], first_error);
   EXPECT_EQ(line_of["memory-access-fault-page-not-present"], fault);
 }
@@ -164,7 +164,7 @@ TEST(SymptomEngine, RealBenignLogLinesMatchNothing) {
     EXPECT_TRUE(default_matcher().scan(line).empty())
         << line << " matched " << ::testing::PrintToString(ids(default_matcher().scan(line)));
   }
-  EXPECT_GE(count, 30);
+  EXPECT_GE(count, 300);
 }
 
 }  // namespace
