@@ -102,7 +102,9 @@ TEST(JobCheck, SaysWhichGpusTheJobMayUseAndTheReportCarriesIt) {
   EXPECT_NE(ok->summary.find("2 render nodes"), std::string::npos) << ok->summary;
   EXPECT_NE(ok->summary.find("6 more are closed by its device cgroup"), std::string::npos) << ok->summary;
   for (const auto& gpu : report.sections.at("gpus")) {
-    if (gpu["index"].is_null()) EXPECT_TRUE(gpu["closed"].get<bool>()) << gpu.dump();
+    if (gpu["index"].is_null()) {
+      EXPECT_TRUE(gpu["closed"].get<bool>()) << gpu.dump();
+    }
   }
 }
 

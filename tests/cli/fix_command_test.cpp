@@ -51,7 +51,9 @@ TEST(FixCommand, DryRunPrintsEveryFixCommandExactlyAsTheReportDoes) {
       for (const auto& check : json["checks"]) {
         for (const auto& finding : check["findings"]) has_fix |= finding["id"] == id && !finding["fix"].empty();
       }
-      if (has_fix) EXPECT_TRUE(planned.contains(id)) << scenario << ": root cause " << id << " is not in the plan";
+      if (has_fix) {
+        EXPECT_TRUE(planned.contains(id)) << scenario << ": root cause " << id << " is not in the plan";
+      }
     }
     std::size_t commands = 0;
     for (const auto& check : json["checks"]) {

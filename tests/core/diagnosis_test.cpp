@@ -14,7 +14,10 @@ namespace {
 
 Finding alarm(std::string id, Severity severity = Severity::error) {
   auto finding = make_finding(std::move(id), severity, "summary");
-  finding.with_fix(Fix{"do something", {"true"}});
+  Fix fix;
+  fix.description = "do something";
+  fix.commands = {"true"};
+  finding.with_fix(std::move(fix));
   return finding;
 }
 

@@ -84,23 +84,25 @@ TEST(FixScript, OrdersDriverBeforeAccessAndDefersRebootAndRelogin) {
   report.tool_version = "0.1.0";
   report.source = "snapshot";
   CheckResult access{"access", "Device access", CheckStatus::error, 0, {}, "", ""};
-  Fix usermod{"Add the user to the groups", {"sudo usermod -aG render alice"}, true, false, true, ""};
-  Fix newgrp{"Start a shell with the group", {"newgrp render"}, false, false, true, ""};
+  Fix usermod{"Add the user to the groups", {"sudo usermod -aG render alice"}, true, false, true, "", std::nullopt};
+  Fix newgrp{"Start a shell with the group", {"newgrp render"}, false, false, true, "", std::nullopt};
   access.findings.push_back(
       make_finding("access.group-missing", Severity::error, "alice is in no GPU group").with_fix(usermod));
   access.findings.push_back(make_finding("access.relogin-required", Severity::error, "not yet").with_fix(newgrp));
   CheckResult driver{"driver", "Driver", CheckStatus::error, 0, {}, "", ""};
-  Fix modprobe{"Load the driver", {"sudo modprobe amdgpu", "sudo reboot", "sudo dmesg"}, true, true, false, ""};
+  Fix modprobe{"Load the driver", {"sudo modprobe amdgpu", "sudo reboot", "sudo dmesg"}, true, true, false, "",
+               std::nullopt};
   driver.findings.push_back(
       make_finding("driver.not-loaded", Severity::error, "amdgpu\nis not loaded").with_fix(modprobe));
   CheckResult gpu{"gpu-arch", "GPU", CheckStatus::warning, 0, {}, "", ""};
   Fix profile{"Persist it", {"echo 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' >> /home/alice/.profile", "export X=1"},
               false,        false,
-              true,         ""};
+              true,         "",
+              std::nullopt};
   gpu.findings.push_back(make_finding("gpu.override-missing", Severity::warning, "needs override").with_fix(profile));
   CheckResult info{"os", "OS", CheckStatus::info, 0, {}, "", ""};
-  info.findings.push_back(
-      make_finding("os.info", Severity::info, "fine").with_fix({"noop", {"true"}, false, false, false, ""}));
+  info.findings.push_back(make_finding("os.info", Severity::info, "fine")
+                              .with_fix({"noop", {"true"}, false, false, false, "", std::nullopt}));
   report.checks = {access, gpu, driver, info};
 
   const auto script = render_fix_script(report);
