@@ -69,7 +69,7 @@ const std::vector<ScenarioSymptom>& table() {
       {"nvidia-only", "amdsmi-driver-not-initialized", "driver.no-amd-gpu"},
       {"packages-driver-skew", "amdgpu-ring-timeout", "rocm.driver-skew"},
       {"packages-install-broken", "rocblas-could-not-load-tensile-library", "rocm.install-broken"},
-      {"packages-repo-stale", "apt-held-broken-packages", "rocm.repo-stale"},
+      {"packages-repo-stale", "apt-rocm-distro-version-skew", "rocm.repo-stale"},
       {"platform-kernel-unsupported", "dpkg-amdgpu-dkms-configure-failed", "os.kernel-unsupported"},
       {"platform-os-unsupported", "glibcxx-version-not-found", "os.unsupported"},
       {"repo-suite-debian13-jammy", "apt-radeon-404", "os.unsupported"},
