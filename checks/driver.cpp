@@ -125,7 +125,7 @@ Finding nomodeset(const Host& host, const KernelCmdline& cmdline, const SystemFa
 std::string module_file(const Host& host, const std::string& release) {
   for (const std::string folder : {"updates/dkms", "kernel/drivers/gpu/drm/amd/amdgpu", "extra"}) {
     for (const std::string suffix : {"", ".zst", ".xz", ".gz"}) {
-      const auto path = "/lib/modules/" + release + "/" + folder + "/amdgpu.ko" + suffix;
+      auto path = "/lib/modules/" + release + "/" + folder + "/amdgpu.ko" + suffix;
       if (host.exists(path)) return path;
     }
   }
