@@ -25,7 +25,7 @@ std::string line_of(const Json& object) {
 
 // A signature by its id; a message only its family knows by the family's name.
 std::string match_title(const Json& match) {
-  const auto signature = text_of(match, "signature");
+  auto signature = text_of(match, "signature");
   if (!signature.empty()) return signature;
   const auto family = text_of(match, "family");
   const auto* known = symptom::find_family(family);
