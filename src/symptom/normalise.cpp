@@ -140,7 +140,7 @@ std::size_t host_and_tag(string_view line) {
 std::size_t bracket_tag(string_view line) {
   if (line.empty() || line[0] != '[') return 0;
   const auto close = line.find(']');
-  if (close == string_view::npos || close > 64) return 0;
+  if (close > 64) return 0;  // npos (no close) is larger too
   const auto inside = line.substr(1, close - 1);
   auto end = close + 1;
   const bool timeish = !inside.empty() && std::all_of(inside.begin(), inside.end(), [](char c) {
@@ -161,7 +161,7 @@ std::size_t bracket_tag(string_view line) {
 std::size_t worker_tag(string_view line) {
   if (line.empty() || line[0] != '(') return 0;
   const auto close = line.find(')');
-  if (close == string_view::npos || close > 96 || line.substr(0, close).find("pid=") == string_view::npos) return 0;
+  if (close > 96 || line.substr(0, close).find("pid=") == string_view::npos) return 0;  // npos > 96
   return skip_blanks(line, close + 1);
 }
 
@@ -179,7 +179,7 @@ std::size_t glog_prefix(string_view line) {
 // vLLM and similar: "ERROR 01-02 03:04:05 [file.py:12] ".
 std::size_t level_date_prefix(string_view line) {
   const auto space = line.find(' ');
-  if (space == string_view::npos || space > 8) return 0;
+  if (space > 8) return 0;  // npos (no space) is larger too
   const auto level = line.substr(0, space);
   if (level != "INFO" && level != "WARNING" && level != "ERROR" && level != "DEBUG" && level != "CRITICAL") return 0;
   auto at = digits(line, space + 1, 2);
@@ -210,7 +210,7 @@ std::size_t service_or_task(string_view line) {
   while (at < line.size() && is_digit(line[at])) ++at;
   if (at > begin && at < line.size() - 1 && line[at] == ':' && line[at + 1] == ' ') return at + 2;
   const auto bar = line.substr(0, 52).find(" | ");
-  if (bar == string_view::npos || bar > 48) return 0;
+  if (bar > 48) return 0;  // npos (no bar) is larger too
   const auto name = line.substr(0, bar);
   const auto word_end = name.find_first_of(" \t");
   if (word_end == 0 || word_end == string_view::npos) return 0;
