@@ -67,7 +67,7 @@ struct Family {
   // A catch-all ("the amdgpu driver printed an error"): reported only for a
   // line no other family or signature explains.
   bool general = false;
-  // RE2, macros expanded: a line the pattern matches but this also matches is
+  // RE2 with the pattern's macros: a line the pattern matches but this also matches is
   // not this family (an informational line that names a missing library).
   std::string except;
 };

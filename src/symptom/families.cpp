@@ -25,7 +25,7 @@ Family read_family(const Json& entry) {
   family.next_step = data::text(entry, "next_step");
   family.sources = data::strings(entry, "sources");
   family.general = entry.value("general", false);
-  family.except = expand_pattern(entry.value("except", std::string()));
+  family.except = entry.value("except", std::string());
   return family;
 }
 

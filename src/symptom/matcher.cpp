@@ -143,7 +143,7 @@ tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatu
     }
     std::unique_ptr<RE2> except;
     if (!family.except.empty()) {
-      except = std::make_unique<RE2>(family.except, pattern_options(kPatternMemory));
+      except = std::make_unique<RE2>(expand_pattern(family.except), pattern_options(kPatternMemory));
       if (!except->ok()) return tl::unexpected("error family " + family.id + ": except: " + except->error());
     }
     compiled->except.push_back(std::move(except));
