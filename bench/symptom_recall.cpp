@@ -98,16 +98,18 @@ Score families_alone(const std::vector<Signature>& all, const std::vector<Family
 struct Blind {
   std::map<std::string, Score> right;
   std::map<std::string, int> general_only;
+  std::string retired;  // why the set is no longer blind (pattern authors have seen it), else empty
 };
 
 Blind blind_recall(const Matcher& matcher, const std::filesystem::path& file) {
   std::ifstream stream(file);
   const auto document = nlohmann::json::parse(stream, nullptr, false);
   Blind blind;
-  if (document.is_discarded()) {
+  if (document.is_discarded() || !document.contains("messages")) {
     fmt::print(stderr, "{}: not JSON\n", file.string());
     std::exit(2);
   }
+  blind.retired = document.value("retired", "");
   for (const auto& message : document.at("messages")) {
     const auto family = message.at("family").get<std::string>();
     auto& score = blind.right[family];
@@ -192,7 +194,12 @@ int main() {
   const auto& matcher = rocm_doctor::symptom::default_matcher();
   for (const auto& file : held_out_files(".json")) {
     const auto blind = blind_recall(matcher, file);
-    fmt::print("\nBlind held-out set bench/held_out/{}, right family:\n\n", file.filename().string());
+    if (blind.retired.empty()) {
+      fmt::print("\nBlind held-out set bench/held_out/{}, right family:\n\n", file.filename().string());
+    } else {
+      fmt::print("\nRetired held-out set bench/held_out/{} (not blind: {}), right family:\n\n",
+                 file.filename().string(), blind.retired);
+    }
     print_table(blind.right, "recognised (signatures: none of these is a sample)");
     int general_only = 0;
     for (const auto& [family, count] : blind.general_only) general_only += count;
