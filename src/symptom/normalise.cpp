@@ -264,13 +264,24 @@ std::size_t escaped_line_ends(string_view line) {
 
 // The message of a JSON log line: docker's "log", journald's "MESSAGE" (a
 // string, or its bytes as numbers), "message"/"msg" of structured loggers.
+// Structured loggers (Go's zap, logr, logrus and slog; the Kubernetes device plugin and
+// labeller log this way) put the failure in a field of its own beside the message:
+// {"msg":"failed to read /sys/...","error":"open ...: no such file or directory"}.
+std::string with_error_field(const nlohmann::json& document, std::string message) {
+  for (const char* key : {"error", "err"}) {
+    const auto it = document.find(key);
+    if (it != document.end() && it->is_string()) return message + ": " + it->get<std::string>();
+  }
+  return message;
+}
+
 std::optional<std::string> json_message(string_view line) {
   const auto document = nlohmann::json::parse(line, nullptr, false);
   if (document.is_discarded() || !document.is_object()) return std::nullopt;
   for (const char* key : {"log", "MESSAGE", "message", "msg", "textPayload"}) {
     const auto it = document.find(key);
     if (it == document.end()) continue;
-    if (it->is_string()) return it->get<std::string>();
+    if (it->is_string()) return with_error_field(document, it->get<std::string>());
     if (it->is_array()) {
       std::string bytes;
       for (const auto& byte : *it) {

@@ -104,6 +104,9 @@ TEST(Normalise, DockerJournaldAndCriLogLinesGiveTheirMessageLines) {
   // journald's binary MESSAGE: its bytes as numbers.
   EXPECT_EQ(normalise(R"({"MESSAGE":[104,105]})").text, "hi\n");
   EXPECT_EQ(normalise("2025-03-01T10:00:00.123456789Z stderr F RuntimeError: x\n").text, "RuntimeError: x\n");
+  // A structured logger's error field follows its message (the k8s labeller's shape).
+  EXPECT_EQ(normalise(R"({"level":"error","msg":"unable to read","error":"open /dev/kfd: no such file"})").text,
+            "unable to read: open /dev/kfd: no such file\n");
   // Not JSON after all: kept as written.
   EXPECT_EQ(normalise("{ not json\n").text, "{ not json\n");
 }
