@@ -13,6 +13,8 @@
 // author entirely are the issue's own held-out set, not in this repository.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -96,16 +98,18 @@ Score families_alone(const std::vector<Signature>& all, const std::vector<Family
 struct Blind {
   std::map<std::string, Score> right;
   std::map<std::string, int> general_only;
+  std::string retired;  // why the set is no longer blind (pattern authors have seen it), else empty
 };
 
-Blind blind_recall(const Matcher& matcher, const std::string& file) {
-  std::ifstream stream(std::string(ROCM_DOCTOR_SOURCE_DIR) + "/bench/held_out/" + file);
+Blind blind_recall(const Matcher& matcher, const std::filesystem::path& file) {
+  std::ifstream stream(file);
   const auto document = nlohmann::json::parse(stream, nullptr, false);
   Blind blind;
-  if (document.is_discarded()) {
-    fmt::print(stderr, "bench/held_out/{}: not JSON\n", file);
+  if (document.is_discarded() || !document.contains("messages")) {
+    fmt::print(stderr, "{}: not JSON\n", file.string());
     std::exit(2);
   }
+  blind.retired = document.value("retired", "");
   for (const auto& message : document.at("messages")) {
     const auto family = message.at("family").get<std::string>();
     auto& score = blind.right[family];
@@ -125,13 +129,27 @@ Blind blind_recall(const Matcher& matcher, const std::string& file) {
   return blind;
 }
 
-std::vector<std::string> benign_lines() {
-  std::ifstream stream(std::string(ROCM_DOCTOR_SOURCE_DIR) + "/tests/symptom/benign_lines.txt");
+// The benign lines: the test suite's (tests/symptom/benign_lines.txt) and the blind
+// rounds' (bench/held_out/round<N>_benign.txt), which no pattern author saw.
+std::vector<std::string> lines_of(const std::filesystem::path& file) {
+  std::ifstream stream(file);
   std::vector<std::string> lines;
   for (std::string line; std::getline(stream, line);) {
     if (!line.empty() && !line.starts_with('#')) lines.push_back(line);
   }
   return lines;
+}
+
+// bench/held_out/<name> for every file whose name starts "round" and ends with `suffix`, in order.
+std::vector<std::filesystem::path> held_out_files(std::string_view suffix) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(ROCM_DOCTOR_SOURCE_DIR) + "/bench/held_out")) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with("round") && name.ends_with(suffix)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 double percent(int part, int whole) {
@@ -174,15 +192,26 @@ int main() {
   fmt::print("Families alone (no signature at all): {}/{} ({:.1f} %).\n", floor.recognised, floor.samples,
              percent(floor.recognised, floor.samples));
   const auto& matcher = rocm_doctor::symptom::default_matcher();
-  const auto blind = blind_recall(matcher, "round4.json");
-  fmt::print("\nBlind held-out set of round 4 (bench/held_out/round4.json), right family:\n\n");
-  print_table(blind.right, "recognised (signatures: none of these is a sample)");
-  int general_only = 0;
-  for (const auto& [family, count] : blind.general_only) general_only += count;
-  fmt::print("Of the rest, {} matched only a general family (a catch-all's meaning, not the family's).\n\n",
-             general_only);
+  for (const auto& file : held_out_files(".json")) {
+    const auto blind = blind_recall(matcher, file);
+    if (blind.retired.empty()) {
+      fmt::print("\nBlind held-out set bench/held_out/{}, right family:\n\n", file.filename().string());
+    } else {
+      fmt::print("\nRetired held-out set bench/held_out/{} (not blind: {}), right family:\n\n",
+                 file.filename().string(), blind.retired);
+    }
+    print_table(blind.right, "recognised (signatures: none of these is a sample)");
+    int general_only = 0;
+    for (const auto& [family, count] : blind.general_only) general_only += count;
+    fmt::print("Of the rest, {} matched only a general family (a catch-all's meaning, not the family's).\n\n",
+               general_only);
+  }
+  auto benign = lines_of(std::string(ROCM_DOCTOR_SOURCE_DIR) + "/tests/symptom/benign_lines.txt");
+  for (const auto& file : held_out_files("_benign.txt")) {
+    const auto more = lines_of(file);
+    benign.insert(benign.end(), more.begin(), more.end());
+  }
   int benign_hits = 0;
-  const auto benign = benign_lines();
   for (const auto& line : benign) {
     if (!matcher.scan(line).empty()) {
       ++benign_hits;

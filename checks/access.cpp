@@ -11,7 +11,7 @@
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::access_check {
 
 namespace {
 
@@ -396,6 +396,6 @@ class AccessCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::access_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::AccessCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::access_check::AccessCheck)

@@ -20,8 +20,6 @@
 namespace rocm_doctor::apu_memory {
 namespace {
 
-constexpr std::string_view kCheckId = "apu-memory";
-
 std::string where(const Setting& setting) {
   return setting.line > 0 ? setting.source + ":" + std::to_string(setting.line) : setting.source;
 }

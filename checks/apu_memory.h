@@ -10,6 +10,9 @@
 
 namespace rocm_doctor::apu_memory {
 
+// The check's id, shared by its files (their findings' fixes re-run it).
+inline constexpr std::string_view kCheckId = "apu-memory";
+
 // One memory limit as configured: "ttm.pages_limit=25165824" on the command line,
 // "options amdttm pages_limit=25165824" in a modprobe.d file.
 struct Setting {

@@ -14,8 +14,6 @@ namespace rocm_doctor::apu_memory {
 
 namespace {
 
-constexpr std::string_view kCheckId = "apu-memory";
-
 struct ApuMemory {
   const Gpu* gpu = nullptr;
   std::optional<std::uint64_t> pool;  // KFD mem_banks of its node, summed
@@ -24,7 +22,7 @@ struct ApuMemory {
   std::optional<std::uint64_t> gtt;        // mem_info_gtt_total
 };
 
-std::optional<std::uint64_t> read_number(const Host& host, const std::string& path) {
+std::optional<std::uint64_t> read_sysfs_number(const Host& host, const std::string& path) {
   const auto text = host.read_trimmed(path);
   if (!text) return std::nullopt;
   return parse_uint(*text);
@@ -34,7 +32,8 @@ ApuMemory measure(const Host& host, const Gpu& gpu) {
   ApuMemory memory;
   memory.gpu = &gpu;
   memory.carve_out = gpu.vram_total;
-  if (!gpu.card.empty()) memory.gtt = read_number(host, "/sys/class/drm/" + gpu.card + "/device/mem_info_gtt_total");
+  if (!gpu.card.empty())
+    memory.gtt = read_sysfs_number(host, "/sys/class/drm/" + gpu.card + "/device/mem_info_gtt_total");
   if (!gpu.node_id) return memory;
   memory.pool_source = "/sys/class/kfd/kfd/topology/nodes/" + std::to_string(*gpu.node_id) + "/mem_banks";
   const auto banks = host.list_dir(memory.pool_source);

@@ -14,7 +14,7 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::code_objects_check {
 namespace {
 
 constexpr std::string_view kCheckId = "code-objects";
@@ -146,6 +146,6 @@ class CodeObjectsCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::code_objects_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::CodeObjectsCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::code_objects_check::CodeObjectsCheck)

@@ -14,7 +14,7 @@
 namespace rocm_doctor::env_check {
 namespace {
 
-using namespace env_lint;
+using env_lint::looks_like_rocm;
 
 Environment read_environment(const Host& host) {
   static const std::vector<std::string> others = {

@@ -12,7 +12,8 @@
 
 namespace rocm_doctor::env_check {
 
-using namespace env_lint;
+using env_lint::judge_variable;
+using env_lint::NameVerdict;
 
 namespace {
 

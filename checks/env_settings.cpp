@@ -12,7 +12,10 @@
 
 namespace rocm_doctor::env_check {
 
-using namespace env_lint;
+using env_lint::base_target;
+using env_lint::check_alloc_conf;
+using env_lint::parse_arch_list;
+using env_lint::switch_on;
 
 namespace {
 

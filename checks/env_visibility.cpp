@@ -12,7 +12,8 @@
 
 namespace rocm_doctor::env_check {
 
-using namespace env_lint;
+using env_lint::DeviceList;
+using env_lint::parse_device_list;
 
 namespace {
 

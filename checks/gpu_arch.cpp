@@ -12,7 +12,7 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::gpu_arch_check {
 namespace {
 
 using gpu_arch::add_locations;
@@ -324,6 +324,6 @@ class GpuArchCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::gpu_arch_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::GpuArchCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::gpu_arch_check::GpuArchCheck)

@@ -11,7 +11,7 @@
 #include "rocm_doctor/facts/rocm_installs.h"
 #include "rocm_doctor/shell.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::hip_check {
 namespace {
 
 constexpr std::string_view kCheckId = "hip";
@@ -333,6 +333,6 @@ class HipCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::hip_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::HipCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::hip_check::HipCheck)

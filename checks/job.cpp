@@ -9,7 +9,7 @@
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::job_check {
 namespace {
 
 constexpr std::string_view kCheckId = "job";
@@ -157,6 +157,6 @@ class JobCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::job_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::JobCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::job_check::JobCheck)

@@ -9,7 +9,7 @@
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/shell.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::libdrm_check {
 namespace {
 
 constexpr std::string_view kCheckId = "libdrm";
@@ -80,6 +80,6 @@ class LibdrmCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::libdrm_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::LibdrmCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::libdrm_check::LibdrmCheck)

@@ -12,7 +12,7 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::libraries_check {
 namespace {
 
 constexpr std::string_view kCheckId = "libraries";
@@ -166,6 +166,6 @@ class LibrariesCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::libraries_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::LibrariesCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::libraries_check::LibrariesCheck)

@@ -12,7 +12,7 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::miopen_check {
 namespace {
 
 constexpr std::string_view kCheckId = "miopen";
@@ -238,6 +238,6 @@ class MiopenCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::miopen_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::MiopenCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::miopen_check::MiopenCheck)

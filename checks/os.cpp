@@ -3,7 +3,7 @@
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/system_facts.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::os_check {
 namespace {
 
 constexpr std::string_view kCheckId = "os";
@@ -74,6 +74,6 @@ class OsCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::os_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::OsCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::os_check::OsCheck)

@@ -21,7 +21,13 @@
 
 namespace rocm_doctor::packages {
 
-using namespace amdgpu_driver;  // NOLINT: the driver rules are this check's vocabulary
+// The driver rules are this check's vocabulary.
+using amdgpu_driver::Compatibility;
+using amdgpu_driver::driver_rules;
+using amdgpu_driver::InstalledDriver;
+using amdgpu_driver::judge_skew;
+using amdgpu_driver::major_minor;
+using amdgpu_driver::rocm_release_of_driver;
 
 namespace {
 

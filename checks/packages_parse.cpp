@@ -10,8 +10,6 @@
 
 namespace rocm_doctor::packages {
 
-using namespace amdgpu_driver;  // NOLINT: the driver rules are this check's vocabulary
-
 namespace {
 
 bool is_dotted_number(std::string_view text) {

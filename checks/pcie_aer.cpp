@@ -11,7 +11,7 @@
 #include "rocm_doctor/text.h"
 #include "topology.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::pcie_aer_check {
 namespace {
 
 constexpr std::string_view kCheckId = "pcie-aer";
@@ -153,6 +153,6 @@ class PcieAerCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::pcie_aer_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::PcieAerCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::pcie_aer_check::PcieAerCheck)

@@ -18,7 +18,7 @@
 #include "rocm_doctor/text.h"
 #include "version.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::plugins_check {
 namespace {
 
 constexpr std::string_view kCheckId = "plugins";
@@ -323,6 +323,6 @@ class PluginsCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::plugins_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::PluginsCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::plugins_check::PluginsCheck)

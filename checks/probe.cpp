@@ -9,7 +9,7 @@
 #include "probe_support.h"
 #include "rocm_doctor/check.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::probe_check {
 namespace {
 
 constexpr std::string_view kCheckId = "probe";
@@ -115,6 +115,6 @@ class ProbeCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::probe_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::ProbeCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::probe_check::ProbeCheck)

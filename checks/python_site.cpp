@@ -29,6 +29,7 @@ std::optional<std::pair<std::string, std::string>> parse_dist_info_name(std::str
   return std::nullopt;
 }
 
+namespace python_site_check {
 namespace {
 
 constexpr std::string_view kCheckId = "python-site";
@@ -179,6 +180,7 @@ class PythonSiteCheck final : public Check {
 };
 
 }  // namespace
+}  // namespace python_site_check
 }  // namespace rocm_doctor
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::PythonSiteCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::python_site_check::PythonSiteCheck)

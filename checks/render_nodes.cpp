@@ -12,7 +12,7 @@
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::render_nodes_check {
 namespace {
 
 constexpr std::string_view kCheckId = "render-nodes";
@@ -102,6 +102,6 @@ class RenderNodesCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::render_nodes_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::RenderNodesCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::render_nodes_check::RenderNodesCheck)

@@ -16,7 +16,7 @@
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::repo_suite_check {
 namespace {
 
 constexpr std::string_view kCheckId = "repo-suite";
@@ -140,6 +140,6 @@ class RepoSuiteCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::repo_suite_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::RepoSuiteCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::repo_suite_check::RepoSuiteCheck)

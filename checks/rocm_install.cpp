@@ -10,10 +10,8 @@
 #include "rocm_doctor/text.h"
 #include "rocm_install.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::rocm_install_check {
 namespace {
-
-using namespace rocm_install_check;
 
 constexpr std::string_view kCheckId = "rocm-install";
 
@@ -401,6 +399,6 @@ class RocmInstallCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::rocm_install_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::RocmInstallCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::rocm_install_check::RocmInstallCheck)

@@ -18,10 +18,8 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::rocm_installs_check {
 namespace {
-
-using namespace rocm_installs_check;
 
 constexpr std::string_view kCheckId = "rocm-installs";
 
@@ -334,6 +332,6 @@ class RocmInstallsCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::rocm_installs_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::RocmInstallsCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::rocm_installs_check::RocmInstallsCheck)

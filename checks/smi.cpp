@@ -8,7 +8,7 @@
 #include "probe_support.h"
 #include "rocm_doctor/check.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::smi_check {
 namespace {
 
 constexpr std::string_view kCheckId = "smi";
@@ -181,6 +181,6 @@ class SmiCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::smi_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::SmiCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::smi_check::SmiCheck)

@@ -9,7 +9,7 @@
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/text.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::tools_check {
 namespace {
 
 constexpr std::string_view kCheckId = "tools";
@@ -96,6 +96,6 @@ class ToolsCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::tools_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::ToolsCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::tools_check::ToolsCheck)

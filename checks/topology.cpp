@@ -18,7 +18,6 @@
 namespace rocm_doctor::topology {
 namespace {
 
-constexpr std::string_view kCheckId = "topology";
 constexpr std::uint64_t kMiB = 1024ULL * 1024;
 
 std::string speed_text(std::optional<double> speed) {

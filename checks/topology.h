@@ -12,6 +12,9 @@
 
 namespace rocm_doctor::topology {
 
+// The check's id, shared by its files (their findings' fixes re-run it).
+inline constexpr std::string_view kCheckId = "topology";
+
 // "16.0 GT/s PCIe" / "8 GT/s" -> GT/s; "Unknown" or garbage -> nullopt.
 std::optional<double> parse_link_speed(std::string_view text);
 // "16" -> 16; "0" (unknown) or garbage -> nullopt.

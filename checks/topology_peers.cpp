@@ -16,8 +16,6 @@ namespace rocm_doctor::topology {
 
 namespace {
 
-constexpr std::string_view kCheckId = "topology";
-
 std::string hex_id(std::uint64_t value) {
   return fmt::format("0x{:x}", value);
 }

@@ -14,7 +14,7 @@
 #include "rocm_doctor/text.h"
 #include "torch_wheels.h"
 
-namespace rocm_doctor {
+namespace rocm_doctor::torch_check {
 namespace {
 
 using nlohmann::json;
@@ -359,6 +359,6 @@ class TorchCheck final : public Check {
 };
 
 }  // namespace
-}  // namespace rocm_doctor
+}  // namespace rocm_doctor::torch_check
 
-ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::TorchCheck)
+ROCM_DOCTOR_REGISTER_CHECK(rocm_doctor::torch_check::TorchCheck)

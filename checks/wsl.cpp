@@ -35,8 +35,6 @@ std::optional<std::string> supported_entry(const std::vector<SupportRow>& rows, 
 
 namespace {
 
-constexpr std::string_view kCheckId = "wsl";
-
 Finding no_dxg_finding(const Host& host, const SystemFacts& facts) {
   const bool wsl1 = is_wsl1_kernel(facts.kernel_release);
   auto finding =

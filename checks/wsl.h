@@ -11,6 +11,9 @@
 
 namespace rocm_doctor::wsl {
 
+// The check's id, shared by its files (their findings' fixes re-run it).
+inline constexpr std::string_view kCheckId = "wsl";
+
 // WSL1 kernels read "4.4.0-19041-Microsoft"; WSL2 ones "5.15.153.1-microsoft-standard-WSL2".
 bool is_wsl1_kernel(std::string_view kernel_release);
 

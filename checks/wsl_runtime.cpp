@@ -17,8 +17,6 @@ namespace rocm_doctor::wsl {
 
 namespace {
 
-constexpr std::string_view kCheckId = "wsl";
-
 std::vector<std::string> runtime_dirs(const CheckContext& ctx) {
   std::vector<std::string> dirs;
   const auto add = [&](std::string dir) {

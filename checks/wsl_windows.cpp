@@ -18,8 +18,6 @@ namespace rocm_doctor::wsl {
 
 namespace {
 
-constexpr std::string_view kCheckId = "wsl";
-
 // The value after a line's label: after an ASCII ':' or a full-width '：' (U+FF1A).
 std::string line_value(std::string_view line) {
   auto at = line.find(':');

@@ -162,9 +162,11 @@ Fix make_fix(std::string_view check_id, std::string description, std::vector<std
 
 #define ROCM_DOCTOR_CONCAT_INNER(a, b) a##b
 #define ROCM_DOCTOR_CONCAT(a, b) ROCM_DOCTOR_CONCAT_INNER(a, b)
-// One line at the end of a check file registers it; the engine never changes.
-#define ROCM_DOCTOR_REGISTER_CHECK(Type)                                                                              \
-  namespace {                                                                                                         \
-  [[maybe_unused]] const bool ROCM_DOCTOR_CONCAT(registered_check_,                                                   \
-                                                 __LINE__) = ::rocm_doctor::register_check(std::make_unique<Type>()); \
+// One line at the end of a check file registers it; the engine never changes. The
+// variable is named by __COUNTER__, not __LINE__: a unity build (ROCM_DOCTOR_UNITY) puts
+// several check files in one translation unit, where two may register on the same line.
+#define ROCM_DOCTOR_REGISTER_CHECK(Type)                                           \
+  namespace {                                                                      \
+  [[maybe_unused]] const bool ROCM_DOCTOR_CONCAT(registered_check_, __COUNTER__) = \
+      ::rocm_doctor::register_check(std::make_unique<Type>());                     \
   }

@@ -38,7 +38,7 @@ void put_text(char* field, std::size_t width, std::string_view text) {
   std::memcpy(field, text.data(), std::min(text.size(), width));
 }
 
-std::string header(std::string_view name, char type, std::uint64_t size, std::string_view link, unsigned mode) {
+std::string tar_header(std::string_view name, char type, std::uint64_t size, std::string_view link, unsigned mode) {
   std::string block(kBlock, '\0');
   put_text(&block[0], 100, name);
   put_octal(&block[100], 8, mode);
@@ -77,11 +77,11 @@ void add_entry(std::string& out, const std::string& name, char type, const std::
     std::string records;
     if (name.size() > 99) records += pax_record("path", name);
     if (link.size() > 99) records += pax_record("linkpath", link);
-    out += header("PaxHeaders/entry", 'x', records.size(), "", 0644);
+    out += tar_header("PaxHeaders/entry", 'x', records.size(), "", 0644);
     out += records;
     pad(out);
   }
-  out += header(name.substr(0, 99), type, data.size(), link.substr(0, 99), mode);
+  out += tar_header(name.substr(0, 99), type, data.size(), link.substr(0, 99), mode);
   out += data;
   pad(out);
 }
@@ -344,7 +344,7 @@ tl::expected<void, std::string> extract_snapshot_archive(const fs::path& archive
     for (std::size_t i = 0; i < kBlock; ++i) sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(block[i]);
     const auto stored = octal(block + 148, 8);
     if (!stored || *stored != sum)
-      return tl::unexpected(archive.string() + ": not a tar archive (bad header checksum)");
+      return tl::unexpected(archive.string() + ": not a tar archive (bad tar_header checksum)");
     const auto size = octal(block + 124, 12);
     if (!size || at + kBlock + *size > tar->size()) return tl::unexpected(archive.string() + ": truncated tar entry");
     const std::string data = tar->substr(at + kBlock, *size);

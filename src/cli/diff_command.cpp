@@ -83,7 +83,7 @@ std::string label(const ReportDigest& digest) {
   return fmt::format("{} ({}, {})", digest.file, digest.hostname.empty() ? "?" : digest.hostname, digest.generated_at);
 }
 
-std::string render_text(const ReportDigest& a, const ReportDigest& b, const ReportDiff& diff, bool markdown) {
+std::string render_diff_text(const ReportDigest& a, const ReportDigest& b, const ReportDiff& diff, bool markdown) {
   const std::string bullet = markdown ? "- " : "  ";
   const auto code = [&](const std::string& text) { return markdown ? "`" + text + "`" : text; };
   std::string out = markdown ? "## rocm-doctor diff\n\n" : "";
@@ -119,7 +119,7 @@ std::string render_text(const ReportDigest& a, const ReportDigest& b, const Repo
   return out;
 }
 
-nlohmann::ordered_json to_json(const ReportDigest& a, const ReportDigest& b, const ReportDiff& diff) {
+nlohmann::ordered_json diff_json(const ReportDigest& a, const ReportDigest& b, const ReportDiff& diff) {
   using Json = nlohmann::ordered_json;
   const auto findings = [](const std::vector<DigestFinding>& list) {
     Json out = Json::array();
@@ -155,7 +155,7 @@ int diff_command(const std::string& before, const std::string& after, const std:
   if (!b) return usage_error(b.error());
   const auto diff = compare(*a, *b);
   const std::string out =
-      format == "json" ? to_json(*a, *b, diff).dump(2) + "\n" : render_text(*a, *b, diff, format == "markdown");
+      format == "json" ? diff_json(*a, *b, diff).dump(2) + "\n" : render_diff_text(*a, *b, diff, format == "markdown");
   std::fwrite(out.data(), 1, out.size(), stdout);
   return diff.empty() ? 0 : 1;
 }

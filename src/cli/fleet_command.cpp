@@ -180,7 +180,7 @@ std::string drain_more(const FleetSummary& fleet) {
 }
 
 // `drift`: the --baseline part, first after the headline (what the operator asked for).
-std::string render_markdown(const FleetSummary& fleet, const std::string& drift) {
+std::string render_fleet_markdown(const FleetSummary& fleet, const std::string& drift) {
   std::string out = "## rocm-doctor fleet\n\n" + headline(fleet) + drift;
   out += "### Root causes\n\n| Root cause | Severity | Nodes | Fixing it repairs |\n|---|---|---|---|\n";
   for (const auto* entry : by_nodes(fleet.root_causes())) {
@@ -222,7 +222,7 @@ std::string render_markdown(const FleetSummary& fleet, const std::string& drift)
   return out;
 }
 
-std::string render_text(const FleetSummary& fleet, const std::string& drift) {
+std::string render_fleet_text(const FleetSummary& fleet, const std::string& drift) {
   std::string out = headline(fleet) + drift;
   out += "Root causes (nodes, nodes that fixing it alone repairs):\n";
   for (const auto* entry : by_nodes(fleet.root_causes())) {
@@ -274,7 +274,7 @@ std::string unreadable_list(const FleetSummary& fleet, bool markdown) {
   return out;
 }
 
-nlohmann::ordered_json to_json(const FleetSummary& fleet) {
+nlohmann::ordered_json fleet_json(const FleetSummary& fleet) {
   using Json = nlohmann::ordered_json;
   Json root_causes = Json::array();
   for (const auto* entry : by_nodes(fleet.root_causes())) {
@@ -381,14 +381,14 @@ int fleet_command(const std::vector<std::string>& inputs, const std::string& for
   }
   std::string out;
   if (format == "json") {
-    auto json = to_json(fleet);
+    auto json = fleet_json(fleet);
     if (pass.drift) json["baseline"] = baseline_to_json(*pass.drift, baseline->source);
     out = json.dump(2) + "\n";
   } else if (format == "markdown") {
-    out = render_markdown(fleet, pass.drift ? render_baseline_markdown(*pass.drift, baseline->source) : "") +
+    out = render_fleet_markdown(fleet, pass.drift ? render_baseline_markdown(*pass.drift, baseline->source) : "") +
           unreadable_list(fleet, true);
   } else {
-    out = render_text(fleet, pass.drift ? render_baseline_text(*pass.drift, baseline->source) : "") +
+    out = render_fleet_text(fleet, pass.drift ? render_baseline_text(*pass.drift, baseline->source) : "") +
           unreadable_list(fleet, false);
   }
   if (output.empty()) {

@@ -25,7 +25,7 @@ namespace {
 
 // Folder and file names are whoever made them chose: shown escaped, so a name
 // with control characters cannot act on the terminal or start a line of its own.
-std::string shown(std::string_view text) {
+std::string shown_name(std::string_view text) {
   return displayable(text, std::string_view::npos, false);
 }
 
@@ -35,20 +35,20 @@ void list_plugins(const std::vector<std::string>& extra_folders) {
   const auto scan = plugins::scan_plugins(machine, extra_folders);
   std::vector<std::string> looked_in;
   for (const auto& folder : scan.folders) {
-    looked_in.push_back(shown(folder.spec.path));
+    looked_in.push_back(shown_name(folder.spec.path));
     if (folder.state == plugins::FolderState::unsafe) {
-      fmt::print("  refused folder {}: {}\n", shown(folder.spec.path), shown(folder.problem));
+      fmt::print("  refused folder {}: {}\n", shown_name(folder.spec.path), shown_name(folder.problem));
     } else if (folder.state == plugins::FolderState::unreadable) {
-      fmt::print("  unreadable folder {}: {}\n", shown(folder.spec.path), shown(folder.problem));
+      fmt::print("  unreadable folder {}: {}\n", shown_name(folder.spec.path), shown_name(folder.problem));
     }
   }
   for (const auto& plugin : scan.plugins) {
-    const auto id = shown("site." + plugin.name);
+    const auto id = shown_name("site." + plugin.name);
     if (plugin.state == plugins::PluginState::runnable) {
-      fmt::print("  {:<22} {}\n", id, shown(plugin.path));
+      fmt::print("  {:<22} {}\n", id, shown_name(plugin.path));
     } else {
-      fmt::print("  {:<22} {} ({}: {})\n", id, shown(plugin.path), plugins::to_string(plugin.state),
-                 shown(plugin.problem));
+      fmt::print("  {:<22} {} ({}: {})\n", id, shown_name(plugin.path), plugins::to_string(plugin.state),
+                 shown_name(plugin.problem));
     }
   }
   if (scan.plugins.empty()) fmt::print("  (none; looked in {})\n", join(looked_in, ", "));

@@ -11,7 +11,7 @@ namespace rocm_doctor {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // Values come from machine files: bounded and printable, like evidence.
 constexpr std::size_t kMaxValueBytes = 120;
@@ -36,21 +36,21 @@ const BaselineData& baseline_data() {
   return parsed;
 }
 
-std::string shown(std::string_view text, std::size_t max_bytes = kMaxValueBytes) {
+std::string shown_config_value(std::string_view text, std::size_t max_bytes = kMaxValueBytes) {
   return displayable(trim(text), max_bytes, false);
 }
 
 // A file's trimmed text, or null when it cannot be read or is empty.
-Json file_value(const Host& host, const std::string& path) {
+OrderedJson file_value(const Host& host, const std::string& path) {
   const auto text = host.read_file(path, 4096);
   if (!text) return nullptr;
-  auto value = shown(*text);
-  return value.empty() ? Json(nullptr) : Json(std::move(value));
+  auto value = shown_config_value(*text);
+  return value.empty() ? OrderedJson(nullptr) : OrderedJson(std::move(value));
 }
 
 // fw_version/<block>_fw_version -> {"<block>": "0x..."}, in name order.
-Json firmware_of(const Host& host, const std::string& device) {
-  Json firmware = Json::object();
+OrderedJson firmware_of(const Host& host, const std::string& device) {
+  OrderedJson firmware = OrderedJson::object();
   const auto entries = host.list_dir(device + "/fw_version");
   if (!entries) return firmware;
   std::vector<std::string> names;
@@ -66,9 +66,9 @@ Json firmware_of(const Host& host, const std::string& device) {
   return firmware;
 }
 
-Json gpu_config(const Host& host, const Gpu& gpu) {
+OrderedJson gpu_config(const Host& host, const Gpu& gpu) {
   const std::string device = "/sys/bus/pci/devices/" + gpu.bdf;
-  Json pcie = Json::object();
+  OrderedJson pcie = OrderedJson::object();
   for (const char* file : {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width"})
     pcie[file] = file_value(host, device + "/" + file);
   return {{"pci_address", gpu.bdf},
@@ -78,10 +78,10 @@ Json gpu_config(const Host& host, const Gpu& gpu) {
           {"pcie", pcie}};
 }
 
-Json environment_of(const Host& host) {
-  Json environment = Json::object();
+OrderedJson environment_of(const Host& host) {
+  OrderedJson environment = OrderedJson::object();
   for (const auto& name : key_environment_variables()) {
-    if (auto value = host.env(name)) environment[name] = shown(*value);
+    if (auto value = host.env(name)) environment[name] = shown_config_value(*value);
   }
   return environment;
 }
@@ -125,9 +125,9 @@ std::string link_width_label(std::string_view text) {
   return width.empty() || width.starts_with('x') ? std::string(width) : "x" + std::string(width);
 }
 
-Json collect_node_config(const CheckContext& ctx) {
+OrderedJson collect_node_config(const CheckContext& ctx) {
   const Host& host = ctx.host();
-  Json gpus = Json::array();
+  OrderedJson gpus = OrderedJson::array();
   std::set<std::string> seen;
   // The GPUs of the inventory a check read: the report reads no GPU tree the checks
   // did not (so `--only os` lists none and its capture holds no PCI, DRM or KFD tree).
@@ -138,9 +138,10 @@ Json collect_node_config(const CheckContext& ctx) {
   }
   const auto cmdline = host.read_file("/proc/cmdline", kMaxCmdlineBytes);
   if (!cmdline && gpus.empty()) return nullptr;
-  return {{"kernel_cmdline", cmdline ? Json(shown(*cmdline, kMaxCmdlineBytes)) : Json(nullptr)},
-          {"environment", environment_of(host)},
-          {"gpus", gpus}};
+  return {
+      {"kernel_cmdline", cmdline ? OrderedJson(shown_config_value(*cmdline, kMaxCmdlineBytes)) : OrderedJson(nullptr)},
+      {"environment", environment_of(host)},
+      {"gpus", gpus}};
 }
 
 }  // namespace rocm_doctor

@@ -162,7 +162,7 @@ std::vector<KfdNode> scan_kfd(const Host& host, bool& present, std::vector<Inven
 }
 
 // Name, gfx facts and family from the knowledge base.
-void describe(Gpu& gpu) {
+void describe_gpu(Gpu& gpu) {
   const auto& kb = kb::knowledge_base();
   if (const auto* row = kb.pci_device(gpu.device_id, gpu.revision)) {
     gpu.name = row->name;
@@ -265,7 +265,7 @@ void join_kfd(GpuInventory& inventory, const std::vector<KfdNode>& nodes, const 
                                     where, fmt::format("device_id {} (decimal)", gpu.device_id)});
       }
     }
-    describe(gpu);
+    describe_gpu(gpu);
   }
 }
 
@@ -288,7 +288,7 @@ void add_pci_only(const Host& host, GpuInventory& inventory, const std::vector<P
         card != cards.end()) {
       apply_card(gpu, *card);
     }
-    describe(gpu);
+    describe_gpu(gpu);
     const bool ours = function.driver.empty() || function.driver == "amdgpu";
     gpu.closed = ours && closed_by_device_cgroup(host, inventory, gpu.bdf, pci_only);
     if (kfd_has_gpus && ours && !gpu.closed) {

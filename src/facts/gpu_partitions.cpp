@@ -31,7 +31,7 @@ GroupKey group_key(const Gpu& gpu) {
   return {gpu.kfd_unique_id, gpu.device_id, gpu.kfd_domain, gpu.kfd_location >> 3, -1};
 }
 
-std::string upper(std::string_view text) {
+std::string ascii_upper(std::string_view text) {
   std::string out(trim(text));
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -42,7 +42,7 @@ std::string upper(std::string_view text) {
 std::string read_mode(const Host& host, const std::string& path) {
   auto text = host.read_trimmed(path);
   if (!text || text->empty() || text->size() > 16) return "";
-  const auto mode = upper(*text);
+  const auto mode = ascii_upper(*text);
   const bool word = std::all_of(mode.begin(), mode.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
   return word ? mode : "";
 }
@@ -178,7 +178,7 @@ std::vector<std::string> parse_partition_modes(std::string_view text) {
   std::vector<std::string> modes;
   std::string current;
   const auto flush = [&] {
-    if (!current.empty() && current.size() <= 16) modes.push_back(upper(current));
+    if (!current.empty() && current.size() <= 16) modes.push_back(ascii_upper(current));
     current.clear();
   };
   for (const char c : text) {

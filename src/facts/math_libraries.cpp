@@ -9,7 +9,7 @@ namespace rocm_doctor {
 
 namespace {
 
-bool is_hex(char c) {
+bool is_hex_digit(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
@@ -74,7 +74,7 @@ std::set<std::string> gfx_tokens(std::string_view name) {
   std::set<std::string> tokens;
   for (auto at = name.find("gfx"); at != std::string_view::npos; at = name.find("gfx", at + 3)) {
     auto end = at + 3;
-    while (end < name.size() && is_hex(name[end])) ++end;
+    while (end < name.size() && is_hex_digit(name[end])) ++end;
     if (end - at >= 6 && end - at <= 8) tokens.emplace(name.substr(at, end - at));
   }
   return tokens;

@@ -37,7 +37,7 @@ std::string join_path(std::string_view folder, std::string_view name) {
   return path + std::string(name);
 }
 
-std::string parent_of(std::string_view path) {
+std::string parent_folder(std::string_view path) {
   const auto slash = path.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return "/";
   return std::string(path.substr(0, slash));
@@ -216,8 +216,6 @@ std::string RocmInstallation::active_major_minor() const {
 
 // ---------------------------------------------------------------- collection
 
-using namespace install_detail;  // the release finders of rocm_install_releases.cpp
-
 namespace {
 
 constexpr std::size_t kMaxIncludeDepth = 8;
@@ -228,7 +226,7 @@ std::string resolve_link_chain(const Host& host, std::string path) {
   for (int hop = 0; hop < kMaxLinkHops; ++hop) {
     const auto target = host.read_link(path);
     if (!target) return path;
-    path = target->starts_with('/') ? normalize_path(*target) : normalize_path(parent_of(path) + "/" + *target);
+    path = target->starts_with('/') ? normalize_path(*target) : normalize_path(parent_folder(path) + "/" + *target);
   }
   return path;
 }
@@ -251,7 +249,7 @@ std::vector<RocmRelease> distro_releases(const CheckContext& ctx) {
     release.distro_packaged = true;
     release.layout = RocmLayout::distro;
     release.hip_version = *hip;
-    release.hip_soname = hip_soname_in(host, folder);
+    release.hip_soname = install_detail::hip_soname_in(host, folder);
     const auto major = std::string(split(*hip, '.').front());
     const auto package_version = ctx.fact<DpkgDatabase>().installed_version("libamdhip64-" + major);
     if (package_version && !upstream_version(*package_version).empty()) {
@@ -278,8 +276,8 @@ void add_conf_file(const Host& host, const std::string& file, std::size_t depth,
       continue;
     }
     // Globs are expanded in their last component, as ld.so.conf files use them.
-    const auto pattern = line.value.starts_with('/') ? line.value : parent_of(file) + "/" + line.value;
-    const auto folder = parent_of(pattern);
+    const auto pattern = line.value.starts_with('/') ? line.value : parent_folder(file) + "/" + line.value;
+    const auto folder = parent_folder(pattern);
     const auto name_pattern = pattern.substr(pattern.rfind('/') + 1);
     const auto entries = host.list_dir(folder);
     if (!entries) continue;
@@ -316,7 +314,7 @@ std::vector<LoaderHit> find_hip_libraries(const Host& host, const std::vector<Lo
     for (const auto& entry : *entries) {
       const auto path = join_path(dir.path, entry.name);
       // A dangling link is no library: stat_node follows links.
-      if (entry.name.starts_with(kHipStem) && host.stat_node(path)) hits.push_back({path, dir.origin});
+      if (entry.name.starts_with(install_detail::kHipStem) && host.stat_node(path)) hits.push_back({path, dir.origin});
     }
   }
   return hits;
@@ -332,9 +330,10 @@ RocmInstallation RocmInstallation::collect(const CheckContext& ctx) {
     install.opt_rocm_resolved = resolve_link_chain(host, "/opt/rocm");
     install.opt_rocm_dangling = !host.exists("/opt/rocm");
   } else if (host.exists("/opt/rocm")) {
-    auto core = core_sdk_releases(host);
+    auto core = install_detail::core_sdk_releases(host);
     if (core.empty()) {
-      if (auto release = opt_release(host, "/opt/rocm", std::nullopt)) install.releases.push_back(std::move(*release));
+      if (auto release = install_detail::opt_release(host, "/opt/rocm", std::nullopt))
+        install.releases.push_back(std::move(*release));
     } else {
       // /opt/rocm holds the Core SDK: its lib, bin, ... are update-alternatives links (full installs).
       for (auto& release : core) install.releases.push_back(std::move(release));
@@ -350,11 +349,12 @@ RocmInstallation RocmInstallation::collect(const CheckContext& ctx) {
       if (!version) continue;
       const auto prefix = "/opt/" + entry.name;
       if (!host.list_dir(prefix)) continue;
-      if (auto release = opt_release(host, prefix, version)) install.releases.push_back(std::move(*release));
+      if (auto release = install_detail::opt_release(host, prefix, version))
+        install.releases.push_back(std::move(*release));
     }
   }
   for (auto& release : distro_releases(ctx)) install.releases.push_back(std::move(release));
-  for (auto& release : python_releases(host)) install.releases.push_back(std::move(release));
+  for (auto& release : install_detail::python_releases(host)) install.releases.push_back(std::move(release));
   std::stable_sort(install.releases.begin(), install.releases.end(),
                    [](const auto& a, const auto& b) { return compare_versions(a.version, b.version) > 0; });
 

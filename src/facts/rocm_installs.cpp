@@ -12,8 +12,6 @@
 
 namespace rocm_doctor {
 
-using namespace installs_detail;
-
 std::string_view to_string(InstallKind kind) {
   switch (kind) {
     case InstallKind::system_package: return "system-package";
@@ -220,7 +218,7 @@ void resolve_root(const CheckContext& ctx, RocmInstalls& result) {
       return;
     }
   }
-  if (auto tree = standalone_tree(host, result.root)) {
+  if (auto tree = installs_detail::standalone_tree(host, result.root)) {
     tree->selected_by = result.root_source;
     result.installs.push_back(std::move(*tree));
     return;
@@ -232,10 +230,10 @@ void resolve_root(const CheckContext& ctx, RocmInstalls& result) {
 
 RocmInstalls RocmInstalls::collect(const CheckContext& ctx) {
   RocmInstalls result;
-  add_system_installs(ctx, result.installs);
-  add_python_installs(ctx, result.installs, result.therock);
-  add_bundles(ctx, result.installs);
-  add_standalone_trees(ctx, result.installs);
+  installs_detail::add_system_installs(ctx, result.installs);
+  installs_detail::add_python_installs(ctx, result.installs, result.therock);
+  installs_detail::add_bundles(ctx, result.installs);
+  installs_detail::add_standalone_trees(ctx, result.installs);
   resolve_root(ctx, result);
   return result;
 }

@@ -17,7 +17,7 @@ bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-std::string lower(std::string_view text) {
+std::string ascii_lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
   return out;
@@ -34,7 +34,7 @@ std::optional<std::string_view> assignment(std::string_view line, std::string_vi
   return trim(rest.substr(equals + 1));
 }
 
-std::string unquote(std::string_view value) {
+std::string unquoted_value(std::string_view value) {
   value = trim(value);
   if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
     return std::string(value.substr(1, value.size() - 2));
@@ -107,15 +107,15 @@ std::vector<std::string> parse_therock_dist_info(std::string_view json_text) {
 SdkDistInfo parse_sdk_dist_info(std::string_view python_text) {
   SdkDistInfo info;
   for (const auto line : lines(python_text)) {
-    if (const auto value = assignment(line, "__version__")) info.version = unquote(*value);
-    if (const auto value = assignment(line, "DEFAULT_TARGET_FAMILY")) info.default_family = unquote(*value);
+    if (const auto value = assignment(line, "__version__")) info.version = unquoted_value(*value);
+    if (const auto value = assignment(line, "DEFAULT_TARGET_FAMILY")) info.default_family = unquoted_value(*value);
     if (const auto value = assignment(line, "AVAILABLE_TARGET_FAMILIES")) {
       auto list = *value;
       if (!list.starts_with('[')) continue;
       list.remove_prefix(1);
       list = list.substr(0, list.find(']'));
       for (const auto item : split(list, ',')) {
-        auto family = unquote(item);
+        auto family = unquoted_value(item);
         if (!family.empty()) info.available.push_back(std::move(family));
       }
     }
@@ -138,12 +138,12 @@ std::vector<std::string> family_targets(std::string_view family) {
 
 std::string family_of_package(std::string_view package, std::string_view stem) {
   if (!package.starts_with(stem)) return "";
-  const auto rest = lower(package.substr(stem.size()));
+  const auto rest = ascii_lower(package.substr(stem.size()));
   // The longest known family whose underscored, lower-cased name starts the rest: a
   // PY_PACKAGE_SUFFIX_NONCE may follow it.
   std::string best;
   const auto consider = [&](const std::string& family) {
-    auto underscored = lower(family);
+    auto underscored = ascii_lower(family);
     std::replace(underscored.begin(), underscored.end(), '-', '_');
     const bool starts =
         rest.starts_with(underscored) && (rest.size() == underscored.size() || rest[underscored.size()] == '_');

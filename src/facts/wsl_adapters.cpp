@@ -10,7 +10,7 @@ namespace rocm_doctor {
 
 namespace {
 
-constexpr std::uint32_t kAmdVendor = 0x1002;
+constexpr std::uint32_t kAmdPciVendor = 0x1002;
 
 std::optional<std::uint32_t> hex_field(const nlohmann::json& entry, const char* key) {
   const auto it = entry.find(key);
@@ -61,19 +61,19 @@ WslAdapter parse_adapter(const nlohmann::json& entry) {
   return adapter;
 }
 
-nlohmann::ordered_json optional_hex(const std::optional<std::uint32_t>& value, int width) {
+nlohmann::ordered_json hex_or_null(const std::optional<std::uint32_t>& value, int width) {
   return value ? nlohmann::ordered_json(fmt::format("0x{:0{}x}", *value, width)) : nlohmann::ordered_json(nullptr);
 }
 
 template <typename T>
-nlohmann::ordered_json optional_json(const std::optional<T>& value) {
+nlohmann::ordered_json json_or_null(const std::optional<T>& value) {
   return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
 }
 
 }  // namespace
 
 bool WslAdapter::amd() const {
-  return vendor_id == kAmdVendor;
+  return vendor_id == kAmdPciVendor;
 }
 
 std::string WslAdapter::display_name() const {
@@ -127,23 +127,23 @@ nlohmann::ordered_json WslAdapters::gpu_rows() const {
     nlohmann::ordered_json row;
     row["index"] = nullptr;        // not a ROCm device number: DXCore's order is Windows'
     row["pci_address"] = nullptr;  // the VM has no PCI function for it
-    row["vendor_id"] = optional_hex(adapter.vendor_id, 4);
-    row["device_id"] = optional_hex(adapter.device_id, 4);
-    row["subsystem_vendor_id"] = optional_hex(adapter.subsystem_vendor_id, 4);
-    row["subsystem_device_id"] = optional_hex(adapter.subsystem_device_id, 4);
-    row["revision_id"] = optional_hex(adapter.revision, 2);
+    row["vendor_id"] = hex_or_null(adapter.vendor_id, 4);
+    row["device_id"] = hex_or_null(adapter.device_id, 4);
+    row["subsystem_vendor_id"] = hex_or_null(adapter.subsystem_vendor_id, 4);
+    row["subsystem_device_id"] = hex_or_null(adapter.subsystem_device_id, 4);
+    row["revision_id"] = hex_or_null(adapter.revision, 2);
     row["name"] = adapter.display_name();
     row["name_known"] = !adapter.name.empty();
     row["gfx"] = adapter.gfx.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(adapter.gfx);
     row["gfx_source"] = adapter.gfx.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json("pci-id");
-    row["integrated"] = optional_json(adapter.integrated);
-    row["vram_total_bytes"] = optional_json(adapter.dedicated_memory);
+    row["integrated"] = json_or_null(adapter.integrated);
+    row["vram_total_bytes"] = json_or_null(adapter.dedicated_memory);
     row["wsl"] = true;
     row["windows_adapter_index"] = adapter.index;
     row["windows_driver_version"] = adapter.driver_version.empty() ? nlohmann::ordered_json(nullptr)
                                                                    : nlohmann::ordered_json(adapter.driver_version);
-    row["shared_memory_bytes"] = optional_json(adapter.shared_memory);
-    row["usable_memory_bytes"] = optional_json(adapter.usable_memory());
+    row["shared_memory_bytes"] = json_or_null(adapter.shared_memory);
+    row["usable_memory_bytes"] = json_or_null(adapter.usable_memory());
     rows.push_back(std::move(row));
   }
   return rows;

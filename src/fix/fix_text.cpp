@@ -9,7 +9,7 @@ namespace rocm_doctor {
 
 namespace {
 
-std::string shown(std::string_view text) {
+std::string shown_fix_text(std::string_view text) {
   return displayable(text, 400, false);
 }
 
@@ -24,8 +24,9 @@ std::string needs_line(const Fix& fix) {
 // A command line as the report prints it, so it can be compared and pasted;
 // one holding control characters is shown escaped (and is never run).
 std::string command_line(const std::string& command) {
-  return command_kind(command) == CommandKind::unsafe ? shown(command) + "   (escaped: holds control characters)"
-                                                      : command;
+  return command_kind(command) == CommandKind::unsafe
+             ? shown_fix_text(command) + "   (escaped: holds control characters)"
+             : command;
 }
 
 std::string outcome_text(const StepLog& entry) {
@@ -67,27 +68,28 @@ std::string render_fix_plan(const FixPlan& plan, bool dry_run) {
   }
   int number = 0;
   for (const auto& step : plan.steps) {
-    out += fmt::format("\n{}. [{}] {}{}: {}\n", ++number, to_string(step.finding->severity), shown(step.finding->id),
-                       step.root_cause ? " (root cause)" : "", shown(step.finding->summary));
-    out += "   Fix: " + shown(step.fix->description) + "\n";
+    out += fmt::format("\n{}. [{}] {}{}: {}\n", ++number, to_string(step.finding->severity),
+                       shown_fix_text(step.finding->id), step.root_cause ? " (root cause)" : "",
+                       shown_fix_text(step.finding->summary));
+    out += "   Fix: " + shown_fix_text(step.fix->description) + "\n";
     out += "   Needs: " + needs_line(*step.fix) + "\n";
-    if (step.mode != StepMode::apply) out += "   Not run by fix: " + shown(step.reason) + "\n";
+    if (step.mode != StepMode::apply) out += "   Not run by fix: " + shown_fix_text(step.reason) + "\n";
     for (const auto& command : step.fix->commands) out += "    " + command_line(command) + "\n";
-    if (!step.fix->verify.empty()) out += "   Verify: " + shown(step.fix->verify) + "\n";
+    if (!step.fix->verify.empty()) out += "   Verify: " + shown_fix_text(step.fix->verify) + "\n";
     for (const auto* alternative : step.alternatives) {
-      out += "   Or instead (not run): " + shown(alternative->description) + "\n";
+      out += "   Or instead (not run): " + shown_fix_text(alternative->description) + "\n";
       for (const auto& command : alternative->commands) out += "    " + command_line(command) + "\n";
     }
   }
   if (!plan.advice.empty()) {
-    out +=
-        "\nAdvice, not planned (no fault; `rocm-doctor fix ID` to apply it): " + shown(join(plan.advice, ", ")) + "\n";
+    out += "\nAdvice, not planned (no fault; `rocm-doctor fix ID` to apply it): " +
+           shown_fix_text(join(plan.advice, ", ")) + "\n";
   }
   if (!plan.folded.empty()) {
-    out += "\nLeft to their causes above (not fixed separately): " + shown(join(plan.folded, ", ")) + "\n";
+    out += "\nLeft to their causes above (not fixed separately): " + shown_fix_text(join(plan.folded, ", ")) + "\n";
   }
   if (!plan.not_found.empty()) {
-    out += "\nNot found on this machine (nothing to fix): " + shown(join(plan.not_found, ", ")) + "\n";
+    out += "\nNot found on this machine (nothing to fix): " + shown_fix_text(join(plan.not_found, ", ")) + "\n";
   }
   return out;
 }
@@ -96,14 +98,14 @@ std::string render_fix_outcomes(const std::vector<StepLog>& log, const Report& b
   std::string out = "\nBefore -> after:\n";
   for (const auto& entry : log) {
     const auto& finding = *entry.step->finding;
-    out += fmt::format("  {:<8} {:<36} -> {:<8} {}\n", to_string(finding.severity), shown(finding.id),
+    out += fmt::format("  {:<8} {:<36} -> {:<8} {}\n", to_string(finding.severity), shown_fix_text(finding.id),
                        entry.after.empty() ? "-" : entry.after, outcome_text(entry));
   }
   for (const auto& check : after.checks) {
     for (const auto& finding : check.findings) {
       if (finding.severity >= Severity::warning && !raised(before, finding)) {
-        out += fmt::format("  {:<8} {:<36} -> {:<8} new: {}\n", "-", shown(finding.id), to_string(finding.severity),
-                           shown(finding.summary));
+        out += fmt::format("  {:<8} {:<36} -> {:<8} new: {}\n", "-", shown_fix_text(finding.id),
+                           to_string(finding.severity), shown_fix_text(finding.summary));
       }
     }
   }

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kMaxSymlinkHops = 40;
+constexpr int kMaxRecordedSymlinkHops = 40;
 
 std::vector<std::string> components(std::string_view path) {
   std::vector<std::string> parts;
@@ -89,7 +89,7 @@ std::string RecordingHost::mirror_path(std::string_view path) const {
     resolved.push_back(part);
     const std::string real = to_path(resolved);
     struct stat info {};
-    if (::lstat(real.c_str(), &info) != 0 || !S_ISLNK(info.st_mode) || ++hops > kMaxSymlinkHops) {
+    if (::lstat(real.c_str(), &info) != 0 || !S_ISLNK(info.st_mode) || ++hops > kMaxRecordedSymlinkHops) {
       if (!pending.empty() && ::lstat(real.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
         make_folders(root_ / real.substr(1));
       }

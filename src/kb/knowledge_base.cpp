@@ -71,6 +71,12 @@ GfxTarget parse_target(const json& row) {
   return target;
 }
 
+}  // namespace
+
+// The table types are not file-local: KnowledgeBase::Tables (kb.h) holds them, and a
+// member of internal-linkage type in a class of external linkage is a warning
+// (-Wsubobject-linkage) wherever this file is not the main file, as in a unity build.
+
 // A table parsed on first use; call_once makes concurrent first uses safe
 // and lets a throwing parse be retried (and throw again) later.
 template <typename T>
@@ -96,6 +102,8 @@ struct Table {
 struct ReleaseTable : Table<Release> {
   PerDeviceOverride per_device_override;
 };
+
+namespace {
 
 // Parses one file and fills its rows with `load`; any error names the file.
 template <typename T, typename Load>

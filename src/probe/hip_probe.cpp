@@ -218,7 +218,7 @@ nlohmann::json smoke_test(const HipApi& hip, int device, std::size_t bytes) {
   return result;
 }
 
-nlohmann::json describe_device(const HipApi& hip, int device) {
+nlohmann::json describe_hip_device(const HipApi& hip, int device) {
   nlohmann::json entry = {{"index", device}};
   char text[256] = {};
   mark_step(fmt::format("hipDeviceGetName({})", device));
@@ -300,7 +300,7 @@ nlohmann::json run_hip_probe(const HipProbeOptions& options) {
   }
   result["device_count"] = count;
   auto& devices = result["devices"] = nlohmann::json::array();
-  for (int device = 0; device < count && device < 64; ++device) devices.push_back(describe_device(hip, device));
+  for (int device = 0; device < count && device < 64; ++device) devices.push_back(describe_hip_device(hip, device));
   if (count > 0) {
     result["hsa"] = probe_hsa();
     if (result["hsa"].contains("gpu_agents")) attach_gfx(devices, result["hsa"]["gpu_agents"]);

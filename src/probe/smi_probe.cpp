@@ -141,7 +141,7 @@ void add_metrics(const SmiApi& smi, std::uint32_t device, nlohmann::json& entry)
   }
 }
 
-nlohmann::json describe_device(const SmiApi& smi, std::uint32_t device) {
+nlohmann::json describe_smi_device(const SmiApi& smi, std::uint32_t device) {
   nlohmann::json entry = {{"index", device}};
   mark_step(fmt::format("rsmi device {}", device));
   char name[256] = {};
@@ -198,7 +198,7 @@ nlohmann::json run_smi_probe() {
   result["device_count"] = count;
   auto& devices = result["devices"] = nlohmann::json::array();
   for (std::uint32_t device = 0; device < count && device < 64; ++device)
-    devices.push_back(describe_device(smi, device));
+    devices.push_back(describe_smi_device(smi, device));
   mark_step("done");
   return result;
 }

@@ -64,7 +64,7 @@ class Page {
   int blocks_ = 0;
 };
 
-void render_gpus(Page& page, const Report& report) {
+void html_gpus(Page& page, const Report& report) {
   const auto rows = render_support::gpu_rows(report);
   if (rows.empty()) return;
   page.add(
@@ -82,7 +82,7 @@ void render_gpus(Page& page, const Report& report) {
            render_support::topology_svg(rows, render_support::physical_gpu_rows(report)));
 }
 
-void render_finding(Page& page, const Finding& finding) {
+void html_finding(Page& page, const Finding& finding) {
   page.add(fmt::format("<div class=\"finding {}\"><h3>{} <span class=\"id\">{}</span></h3>\n",
                        severity_class(finding.severity), xml_escape(finding.summary), xml_escape(finding.id)));
   if (!finding.detail.empty()) page.add("<p>" + xml_escape(finding.detail) + "</p>\n");
@@ -132,7 +132,7 @@ std::string render_html(const Report& report) {
   if (!versions.empty()) page.add("<p class=\"meta\" id=\"versions\">" + join(versions, " · ") + "</p>\n");
   page.add(fmt::format("<p class=\"summary {}\" id=\"summary\">{}</p>\n", severity_class(worst),
                        xml_escape(render_support::summary_line(report))));
-  render_gpus(page, report);
+  html_gpus(page, report);
 
   // The user's error text first (issue 17), then what is wrong on the machine.
   for (const auto& line : render_support::symptom_lines(report)) {
@@ -152,7 +152,7 @@ std::string render_html(const Report& report) {
     page.add(roots.size() == 1 ? "<h2 id=\"root-causes\">Root cause</h2>\n"
                                : "<h2 id=\"root-causes\">Root causes (most likely first)</h2>\n");
   for (const auto& root : roots) {
-    render_finding(page, *root.finding);
+    html_finding(page, *root.finding);
     if (root.explained.empty()) continue;
     page.add("<p>It also explains:</p>\n<ul class=\"explained\">\n");
     for (const auto* effect : root.explained) {
@@ -178,7 +178,7 @@ std::string render_html(const Report& report) {
     for (const auto& check : report.checks) {
       for (const auto& finding : check.findings) {
         if (finding.severity != severity || tidying.contains(&finding)) continue;
-        render_finding(page, finding);
+        html_finding(page, finding);
         any = true;
       }
     }
@@ -187,7 +187,7 @@ std::string render_html(const Report& report) {
   if (!tidying.empty()) page.add("<h2 id=\"also\">Also worth doing</h2>\n");
   for (const auto& check : report.checks) {
     for (const auto& finding : check.findings) {
-      if (tidying.contains(&finding)) render_finding(page, finding);
+      if (tidying.contains(&finding)) html_finding(page, finding);
     }
   }
 

@@ -8,26 +8,26 @@ namespace rocm_doctor {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-Json fix_to_json(const Fix& fix) {
+OrderedJson fix_to_json(const Fix& fix) {
   return {{"description", fix.description},   {"commands", fix.commands},           {"needs_root", fix.needs_root},
           {"needs_reboot", fix.needs_reboot}, {"needs_relogin", fix.needs_relogin}, {"verify", fix.verify}};
 }
 
-Json finding_to_json(const Finding& finding) {
-  Json evidence = Json::array();
+OrderedJson finding_to_json(const Finding& finding) {
+  OrderedJson evidence = OrderedJson::array();
   for (const auto& item : finding.evidence) evidence.push_back({{"source", item.source}, {"value", item.value}});
-  Json fixes = Json::array();
+  OrderedJson fixes = OrderedJson::array();
   for (const auto& fix : finding.fixes) fixes.push_back(fix_to_json(fix));
-  Json result = {{"id", finding.id},
-                 {"severity", to_string(finding.severity)},
-                 {"impact", to_string(impact_of(finding))},
-                 {"summary", finding.summary},
-                 {"detail", finding.detail},
-                 {"evidence", evidence},
-                 {"fix", fixes},
-                 {"caused_by", finding.caused_by}};
+  OrderedJson result = {{"id", finding.id},
+                        {"severity", to_string(finding.severity)},
+                        {"impact", to_string(impact_of(finding))},
+                        {"summary", finding.summary},
+                        {"detail", finding.detail},
+                        {"evidence", evidence},
+                        {"fix", fixes},
+                        {"caused_by", finding.caused_by}};
   if (finding.accepted) {
     result["accepted"] = {{"policy", finding.accepted->policy},
                           {"file", finding.accepted->file},
@@ -37,21 +37,21 @@ Json finding_to_json(const Finding& finding) {
   return result;
 }
 
-Json check_to_json(const CheckResult& check) {
-  Json findings = Json::array();
+OrderedJson check_to_json(const CheckResult& check) {
+  OrderedJson findings = OrderedJson::array();
   for (const auto& finding : check.findings) findings.push_back(finding_to_json(finding));
-  Json result = {{"id", check.id},
-                 {"title", check.title},
-                 {"status", to_string(check.status)},
-                 {"duration_ms", check.duration_ms},
-                 {"findings", findings}};
+  OrderedJson result = {{"id", check.id},
+                        {"title", check.title},
+                        {"status", to_string(check.status)},
+                        {"duration_ms", check.duration_ms},
+                        {"findings", findings}};
   if (check.status == CheckStatus::skipped) result["skipped_reason"] = check.skipped_reason;
   if (check.status == CheckStatus::internal_error) result["internal_error"] = check.internal_error;
   return result;
 }
 
-Json versions_to_json(const Report& report) {
-  Json versions = Json::object();
+OrderedJson versions_to_json(const Report& report) {
+  OrderedJson versions = OrderedJson::object();
   for (const auto& [key, value] : report.versions) versions[key] = value;
   return versions;
 }
@@ -60,9 +60,9 @@ Json versions_to_json(const Report& report) {
 
 nlohmann::ordered_json report_to_json(const Report& report) {
   const auto counts = count_findings(report);
-  Json checks = Json::array();
+  OrderedJson checks = OrderedJson::array();
   for (const auto& check : report.checks) checks.push_back(check_to_json(check));
-  Json result = {
+  OrderedJson result = {
       {"schema", kReportSchema},
       {"schema_version", kReportSchemaVersion},
       {"tool", {{"name", "rocm-doctor"}, {"version", report.tool_version}, {"commit", git_commit()}}},
@@ -74,7 +74,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
         {"os_id", report.host.os_id},
         {"os_version", report.host.os_version},
         {"kernel", report.host.kernel},
-        {"container", report.host.container.empty() ? Json(nullptr) : Json(report.host.container)},
+        {"container", report.host.container.empty() ? OrderedJson(nullptr) : OrderedJson(report.host.container)},
         {"wsl", report.host.wsl}}},
       {"versions", versions_to_json(report)},
       {"summary",

@@ -86,7 +86,7 @@ std::string check_status_text(const CheckResult& check) {
   return "";
 }
 
-void render_fix(std::string& out, const Fix& fix) {
+void markdown_fix(std::string& out, const Fix& fix) {
   std::vector<std::string> notes;
   if (fix.needs_root) notes.emplace_back("needs root");
   if (fix.needs_reboot) notes.emplace_back("then reboot");
@@ -98,7 +98,7 @@ void render_fix(std::string& out, const Fix& fix) {
   if (!fix.verify.empty()) out += "Verify with " + code_span(fix.verify) + "\n\n";
 }
 
-void render_finding(std::string& out, const Finding& finding, bool open) {
+void markdown_finding(std::string& out, const Finding& finding, bool open) {
   out += open ? "<details open>\n" : "<details>\n";
   out += fmt::format("<summary>{} <code>{}</code> {}</summary>\n\n", icon(finding.severity),
                      xml_escape(one_line(finding.id)), xml_escape(one_line(finding.summary)));
@@ -113,11 +113,11 @@ void render_finding(std::string& out, const Finding& finding, bool open) {
     }
     out += "\n";
   }
-  for (const auto& fix : finding.fixes) render_fix(out, fix);
+  for (const auto& fix : finding.fixes) markdown_fix(out, fix);
   out += "</details>\n\n";
 }
 
-void render_gpus(std::string& out, const Report& report) {
+void markdown_gpus(std::string& out, const Report& report) {
   const auto rows = render_support::gpu_rows(report);
   if (rows.empty()) return;
   out += "### GPUs\n\n| # | PCI address | Name | gfx | VRAM | NUMA | XGMI hive | Driver |\n";
@@ -171,7 +171,7 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
   for (const auto& phrase : render_support::version_phrases(report)) versions.push_back(escape(phrase));
   if (!versions.empty()) out += join(versions, " · ") + "\n\n";
   render_physical_gpus(out, report);
-  render_gpus(out, report);
+  markdown_gpus(out, report);
 
   // The user's error text first (issue 17), then what is wrong on the machine.
   for (const auto& line : render_support::symptom_lines(report)) {
@@ -211,14 +211,14 @@ std::string render_markdown(const Report& report, const RenderOptions& options) 
       if (finding.severity < Severity::warning || tidying.contains(&finding)) continue;
       if (!any) out += "### Problems\n\n";
       any = true;
-      render_finding(out, finding, finding.severity == Severity::error);
+      markdown_finding(out, finding, finding.severity == Severity::error);
     }
   }
   if (!any && tidying.empty()) out += "No problems found.\n\n";
   if (!tidying.empty()) out += "### Also worth doing\n\n";
   for (const auto& check : report.checks) {
     for (const auto& finding : check.findings) {
-      if (tidying.contains(&finding)) render_finding(out, finding, false);
+      if (tidying.contains(&finding)) markdown_finding(out, finding, false);
     }
   }
 

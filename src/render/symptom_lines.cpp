@@ -11,20 +11,20 @@ namespace rocm_doctor::render_support {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-std::string text_of(const Json& object, const char* key) {
+std::string text_of(const OrderedJson& object, const char* key) {
   const auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string line_of(const Json& object) {
+std::string line_of(const OrderedJson& object) {
   const auto it = object.find("line");
   return it != object.end() && it->is_number() ? fmt::format("line {}: ", it->get<long long>()) : std::string();
 }
 
 // A signature by its id; a message only its family knows by the family's name.
-std::string match_title(const Json& match) {
+std::string match_title(const OrderedJson& match) {
   auto signature = text_of(match, "signature");
   if (!signature.empty()) return signature;
   const auto family = text_of(match, "family");
@@ -34,12 +34,12 @@ std::string match_title(const Json& match) {
 }
 
 // What `explain` takes for it: the signature, else the family.
-std::string explain_id(const Json& object) {
+std::string explain_id(const OrderedJson& object) {
   const auto signature = text_of(object, "signature");
   return signature.empty() ? text_of(object, "family") : signature;
 }
 
-void add_command(std::vector<SymptomLine>& out, const Json& section) {
+void add_command(std::vector<SymptomLine>& out, const OrderedJson& section) {
   const auto it = section.find("command");
   if (it == section.end() || !it->is_object()) return;
   std::string ended = "The command ";
@@ -55,7 +55,7 @@ void add_command(std::vector<SymptomLine>& out, const Json& section) {
   out.push_back({1, ended + "."});
 }
 
-void add_next_step(std::vector<SymptomLine>& out, const Json& section) {
+void add_next_step(std::vector<SymptomLine>& out, const OrderedJson& section) {
   const auto it = section.find("next_step");
   if (it == section.end() || !it->is_object()) return;
   const auto logging = it->value("logging", std::vector<std::string>{});
@@ -72,20 +72,20 @@ void add_next_step(std::vector<SymptomLine>& out, const Json& section) {
 std::vector<SymptomLine> symptom_lines(const Report& report) {
   const auto found = report.sections.find("symptom");
   if (found == report.sections.end() || !found->second.is_object()) return {};
-  const Json& section = found->second;
+  const OrderedJson& section = found->second;
   std::vector<SymptomLine> out;
   out.push_back({0, "Your error (" + text_of(section, "text_source") + "):"});
   add_command(out, section);
-  for (const auto& match : section.value("matches", Json::array())) {
+  for (const auto& match : section.value("matches", OrderedJson::array())) {
     out.push_back({1, line_of(match) + match_title(match) + " (" + text_of(match, "component") + ")"});
     out.push_back({2, text_of(match, "meaning")});
   }
-  const auto causes = section.value("causes", Json::array());
+  const auto causes = section.value("causes", OrderedJson::array());
   if (!causes.empty()) out.push_back({1, "Cause on this machine (most likely first):"});
   for (const auto& cause : causes) {
     out.push_back({2, text_of(cause, "finding") + ": " + text_of(cause, "cause") + " " + text_of(cause, "why")});
   }
-  for (const auto& harmless : section.value("harmless", Json::array())) {
+  for (const auto& harmless : section.value("harmless", OrderedJson::array())) {
     out.push_back({1, line_of(harmless) + text_of(harmless, "signature") + " (usually harmless)"});
     out.push_back({2, text_of(harmless, "why")});
   }

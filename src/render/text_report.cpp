@@ -142,7 +142,7 @@ void render_check(std::string& out, const CheckResult& check, const Palette& pal
   }
 }
 
-std::string header(const Report& report) {
+std::string report_header(const Report& report) {
   std::vector<std::string> parts = {"rocm-doctor " + shown(report.tool_version), shown(report.source)};
   if (!report.host.os.empty()) parts.push_back(shown(report.host.os));
   if (!report.host.kernel.empty()) parts.push_back("kernel " + shown(report.host.kernel));
@@ -254,7 +254,7 @@ std::string folded_checks_line(const Report& report) {
 
 std::string render_text(const Report& report, Color color, Verbosity verbosity) {
   const Palette palette{color};
-  std::string out = header(report);
+  std::string out = report_header(report);
   out += render_support::text_gpu_table(report, verbosity);
   out += render_support::text_installs_block(report, verbosity);
   out += policy_line(report);

@@ -10,22 +10,24 @@ namespace rocm_doctor::render_support {
 namespace {
 
 // Machine text goes to a terminal: control characters become \xNN (as in text_report.cpp).
-std::string shown(const nlohmann::ordered_json& value) {
+std::string shown_json_string(const nlohmann::ordered_json& value) {
   return value.is_string() ? displayable(value.get<std::string>(), 200, false) : std::string("?");
 }
 
 // "  ollama           ROCm 7.2    /usr/lib/ollama/rocm_v7_2  gfx1151 gfx1201".
 std::string install_line(const nlohmann::ordered_json& install) {
   const auto version = install.value("version", nlohmann::ordered_json());
-  std::string line = fmt::format("  {:<16} {:<11} {}", shown(install.value("kind", nlohmann::ordered_json())),
-                                 version.is_string() ? "ROCm " + shown(version) : std::string("ROCm ?"),
-                                 shown(install.value("prefix", nlohmann::ordered_json())));
+  std::string line =
+      fmt::format("  {:<16} {:<11} {}", shown_json_string(install.value("kind", nlohmann::ordered_json())),
+                  version.is_string() ? "ROCm " + shown_json_string(version) : std::string("ROCm ?"),
+                  shown_json_string(install.value("prefix", nlohmann::ordered_json())));
   std::vector<std::string> targets;
-  for (const auto& gfx : install.value("gfx_targets", nlohmann::ordered_json::array())) targets.push_back(shown(gfx));
+  for (const auto& gfx : install.value("gfx_targets", nlohmann::ordered_json::array()))
+    targets.push_back(shown_json_string(gfx));
   if (!targets.empty()) line += "  " + join(targets, " ");
   if (install.value("hip_runtime", nlohmann::ordered_json()).is_null()) line += "  (no HIP runtime of its own)";
   const auto selected = install.value("selected_by", nlohmann::ordered_json());
-  if (selected.is_string()) line += "  [" + shown(selected) + "]";
+  if (selected.is_string()) line += "  [" + shown_json_string(selected) + "]";
   return line + "\n";
 }
 
@@ -42,7 +44,7 @@ std::string text_installs_block(const Report& report, Verbosity verbosity) {
     out += install_line(install);
     if (verbosity != Verbosity::verbose) continue;
     for (const auto& user : install.value("used_by", nlohmann::ordered_json::array())) {
-      out += "      used by " + shown(user) + "\n";
+      out += "      used by " + shown_json_string(user) + "\n";
     }
   }
   return out + "\n";

@@ -16,10 +16,10 @@ namespace {
 // Lists are kept as words joined by '\n': displayable() turns a newline inside a
 // value into \x0a, so no value holds one.
 constexpr char kWordSeparator = '\n';
-constexpr std::size_t kMaxValueBytes = 160;
+constexpr std::size_t kMaxBaselineValueBytes = 160;
 
-std::string shown(std::string_view text) {
-  return displayable(text, kMaxValueBytes, false);
+std::string shown_baseline_text(std::string_view text) {
+  return displayable(text, kMaxBaselineValueBytes, false);
 }
 
 std::optional<std::string> version(const ReportDigest& report, const char* key) {
@@ -28,7 +28,7 @@ std::optional<std::string> version(const ReportDigest& report, const char* key) 
   return it->second;
 }
 
-std::string joined(const std::set<std::string>& words) {
+std::string joined_words(const std::set<std::string>& words) {
   std::string out;
   for (const auto& word : words) {
     if (!out.empty()) out += kWordSeparator;
@@ -44,7 +44,7 @@ const nlohmann::json* member(const nlohmann::json& object, const char* key) {
 }
 
 std::string string_of(const nlohmann::json* value) {
-  return value != nullptr && value->is_string() ? shown(value->get<std::string>()) : std::string();
+  return value != nullptr && value->is_string() ? shown_baseline_text(value->get<std::string>()) : std::string();
 }
 
 std::vector<const nlohmann::json*> config_gpus(const nlohmann::json& config) {
@@ -64,10 +64,11 @@ std::string firmware_words(const std::vector<const nlohmann::json*>& gpus) {
     const auto* firmware = member(*gpu, "firmware");
     if (firmware == nullptr || !firmware->is_object()) continue;
     for (const auto& [block, value] : firmware->items()) {
-      if (value.is_string()) words.insert(shown(block) + "=" + shown(value.get<std::string>()));
+      if (value.is_string())
+        words.insert(shown_baseline_text(block) + "=" + shown_baseline_text(value.get<std::string>()));
     }
   }
-  return joined(words);
+  return joined_words(words);
 }
 
 // "x16 (7 GPUs), x8 (1 GPU)": each link value with how many GPUs have it.
@@ -89,17 +90,18 @@ std::string environment_words(const nlohmann::json* environment) {
   std::set<std::string> words;
   if (environment != nullptr && environment->is_object()) {
     for (const auto& [name, value] : environment->items()) {
-      if (value.is_string()) words.insert(shown(name) + "=" + shown(value.get<std::string>()));
+      if (value.is_string())
+        words.insert(shown_baseline_text(name) + "=" + shown_baseline_text(value.get<std::string>()));
     }
   }
-  return joined(words);
+  return joined_words(words);
 }
 
 std::optional<std::string> cmdline_words(const nlohmann::json* cmdline) {
   if (cmdline == nullptr || !cmdline->is_string()) return std::nullopt;
   std::set<std::string> words;
-  for (auto& word : comparable_cmdline(cmdline->get<std::string>())) words.insert(shown(word));
-  return joined(words);
+  for (auto& word : comparable_cmdline(cmdline->get<std::string>())) words.insert(shown_baseline_text(word));
+  return joined_words(words);
 }
 
 // A list's words by their key (before '='); a key may have several values (GPUs that differ).

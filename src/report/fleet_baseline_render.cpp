@@ -8,7 +8,7 @@ namespace rocm_doctor {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::size_t kListShown = 6;  // words of a list the baseline line shows
 
@@ -43,9 +43,9 @@ std::string verdict(const FleetDrift& drift) {
 }
 
 // A list as an array of its words, any other value as a string, null when unknown.
-Json value_json(Attribute attribute, const std::optional<std::string>& value) {
+OrderedJson value_json(Attribute attribute, const std::optional<std::string>& value) {
   if (!value) return nullptr;
-  return is_list_attribute(attribute) ? Json(list_words(*value)) : Json(*value);
+  return is_list_attribute(attribute) ? OrderedJson(list_words(*value)) : OrderedJson(*value);
 }
 
 }  // namespace
@@ -98,11 +98,11 @@ std::string render_baseline_markdown(const FleetDrift& drift, const BaselineSour
   return out + "\n";
 }
 
-Json baseline_to_json(const FleetDrift& drift, const BaselineSource& source) {
-  Json values = Json::object();
+OrderedJson baseline_to_json(const FleetDrift& drift, const BaselineSource& source) {
+  OrderedJson values = OrderedJson::object();
   for (std::size_t i = 0; i < kAttributeCount; ++i)
     values[std::string(attribute_key(attribute_at(i)))] = value_json(attribute_at(i), drift.baseline()[i]);
-  Json differences = Json::array();
+  OrderedJson differences = OrderedJson::array();
   for (const auto& difference : drift.differences()) {
     const auto& baseline = drift.baseline()[static_cast<std::size_t>(difference.attribute)];
     differences.push_back({{"attribute", attribute_key(difference.attribute)},
@@ -113,8 +113,8 @@ Json baseline_to_json(const FleetDrift& drift, const BaselineSource& source) {
                            {"hosts", difference.nodes.hosts()}});
   }
   return {{"source", source.file.empty() ? "auto" : "report"},
-          {"file", source.file.empty() ? Json(nullptr) : Json(source.file)},
-          {"host", source.host.empty() ? Json(nullptr) : Json(source.host)},
+          {"file", source.file.empty() ? OrderedJson(nullptr) : OrderedJson(source.file)},
+          {"host", source.host.empty() ? OrderedJson(nullptr) : OrderedJson(source.host)},
           {"values", values},
           {"nodes_differing", drift.differing().count()},
           {"nodes_matching", drift.matching()},

@@ -15,29 +15,29 @@ namespace rocm_doctor {
 
 namespace {
 
-std::string shown(std::string_view text) {
+std::string shown_digest(std::string_view text) {
   return displayable(text, std::string_view::npos, false);
 }
 
-std::map<std::string, std::string> shown(const std::map<std::string, std::string>& entries) {
+std::map<std::string, std::string> shown_digest(const std::map<std::string, std::string>& entries) {
   std::map<std::string, std::string> out;
-  for (const auto& [key, value] : entries) out[shown(key)] = shown(value);
+  for (const auto& [key, value] : entries) out[shown_digest(key)] = shown_digest(value);
   return out;
 }
 
 // Reports come from other machines, and diff and fleet print what the digest
 // keeps: control characters become \xNN here, once, so a hostile report cannot
 // act on the terminal or start a line of its own.
-void make_displayable(ReportDigest& digest) {
-  for (auto* text : {&digest.hostname, &digest.generated_at, &digest.worst}) *text = shown(*text);
-  digest.versions = shown(digest.versions);
-  digest.check_status = shown(digest.check_status);
+void make_digest_displayable(ReportDigest& digest) {
+  for (auto* text : {&digest.hostname, &digest.generated_at, &digest.worst}) *text = shown_digest(*text);
+  digest.versions = shown_digest(digest.versions);
+  digest.check_status = shown_digest(digest.check_status);
   for (auto& finding : digest.findings) {
-    for (auto* text : {&finding.id, &finding.check, &finding.severity, &finding.summary}) *text = shown(*text);
+    for (auto* text : {&finding.id, &finding.check, &finding.severity, &finding.summary}) *text = shown_digest(*text);
   }
-  for (auto& gpu : digest.gpus) gpu = shown(gpu);
-  for (auto& id : digest.root_causes) id = shown(id);
-  for (auto& mode : digest.partition_modes) mode = shown(mode);
+  for (auto& gpu : digest.gpus) gpu = shown_digest(gpu);
+  for (auto& id : digest.root_causes) id = shown_digest(id);
+  for (auto& mode : digest.partition_modes) mode = shown_digest(mode);
 }
 
 }  // namespace
@@ -96,7 +96,7 @@ class DigestReader final : public nlohmann::json_sax<nlohmann::json> {
     digest.root_causes = std::move(root_causes_);
     digest.partition_modes = std::move(partition_modes_);
     digest.node_config = node_config_.take();
-    make_displayable(digest);
+    make_digest_displayable(digest);
     return digest;
   }
 

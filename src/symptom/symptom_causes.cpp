@@ -11,7 +11,7 @@ namespace rocm_doctor::symptom {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 using Present = std::map<std::string, const Finding*, std::less<>>;
 
 // The findings a cause can name: warning or worse (a policy-accepted one is info).
@@ -45,12 +45,12 @@ bool harmless_here(const Signature* signature_or_null, const Present& present) {
 }
 
 // The signature's id, or null when only a family matched.
-Json signature_id(const Match& match) {
-  return match.signature != nullptr ? Json(match.signature->id) : Json(nullptr);
+OrderedJson signature_id(const Match& match) {
+  return match.signature != nullptr ? OrderedJson(match.signature->id) : OrderedJson(nullptr);
 }
 
-Json family_id(const Match& match) {
-  return match.family != nullptr ? Json(match.family->id) : Json(nullptr);
+OrderedJson family_id(const Match& match) {
+  return match.family != nullptr ? OrderedJson(match.family->id) : OrderedJson(nullptr);
 }
 
 const std::vector<SignatureCause>& causes_of(const Match& match) {
@@ -59,7 +59,7 @@ const std::vector<SignatureCause>& causes_of(const Match& match) {
   return match.family != nullptr ? match.family->causes : none;
 }
 
-Json match_json(const Match& match) {
+OrderedJson match_json(const Match& match) {
   const bool alone = match.signature == nullptr;
   return {{"signature", signature_id(match)},
           {"family", family_id(match)},
@@ -76,9 +76,9 @@ std::string why_backed(const Finding& finding) {
 
 // The backed causes of every match: those whose finding is a root cause of the
 // report first, then in match order and the signature's frequency order.
-Json backed_causes(const std::vector<const Match*>& matches, const Present& present, const Report& report) {
-  std::vector<Json> root;
-  std::vector<Json> other;
+OrderedJson backed_causes(const std::vector<const Match*>& matches, const Present& present, const Report& report) {
+  std::vector<OrderedJson> root;
+  std::vector<OrderedJson> other;
   std::set<std::string> named;
   for (const auto* match : matches) {
     for (const auto& cause : causes_of(*match)) {
@@ -94,19 +94,19 @@ Json backed_causes(const std::vector<const Match*>& matches, const Present& pres
                       {"why", why_backed(*finding)}});
     }
   }
-  Json causes = Json::array();
+  OrderedJson causes = OrderedJson::array();
   for (auto& cause : root) causes.push_back(std::move(cause));
   for (auto& cause : other) causes.push_back(std::move(cause));
   return causes;
 }
 
-Json next_step(const Match& match) {
+OrderedJson next_step(const Match& match) {
   const bool alone = match.signature == nullptr;
-  Json step = {{"signature", signature_id(match)},
-               {"family", family_id(match)},
-               {"logging", alone ? match.family->logging : match.signature->logging},
-               {"command", alone ? match.family->next_step : match.signature->next_step}};
-  Json usual = Json::array();
+  OrderedJson step = {{"signature", signature_id(match)},
+                      {"family", family_id(match)},
+                      {"logging", alone ? match.family->logging : match.signature->logging},
+                      {"command", alone ? match.family->next_step : match.signature->next_step}};
+  OrderedJson usual = OrderedJson::array();
   for (const auto& cause : causes_of(match)) usual.push_back(cause.cause);
   step["usual_causes"] = std::move(usual);
   return step;
@@ -114,11 +114,11 @@ Json next_step(const Match& match) {
 
 }  // namespace
 
-Json symptom_section(const std::vector<Match>& matches, const Report& report, std::string_view text_source) {
+OrderedJson symptom_section(const std::vector<Match>& matches, const Report& report, std::string_view text_source) {
   const auto present = present_findings(report);
-  Json section = {{"text_source", std::string(text_source)}};
-  Json matched = Json::array();
-  Json harmless = Json::array();
+  OrderedJson section = {{"text_source", std::string(text_source)}};
+  OrderedJson matched = OrderedJson::array();
+  OrderedJson harmless = OrderedJson::array();
   std::vector<const Match*> symptoms;
   for (const auto& match : matches) {
     if (harmless_here(match.signature, present)) {

@@ -11,7 +11,7 @@ namespace rocm_doctor {
 
 namespace {
 
-std::string describe(const std::filesystem::path& path, int error_number) {
+std::string describe_failure(const std::filesystem::path& path, int error_number) {
   return path.string() + ": " + std::strerror(error_number);
 }
 
@@ -20,7 +20,7 @@ tl::expected<void, std::string> write_all(int fd, const std::filesystem::path& t
   while (written < content.size()) {
     const ssize_t got = ::write(fd, content.data() + written, content.size() - written);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return tl::unexpected(describe(target, got < 0 ? errno : EIO));
+    if (got <= 0) return tl::unexpected(describe_failure(target, got < 0 ? errno : EIO));
     written += static_cast<std::size_t>(got);
   }
   return {};
@@ -46,7 +46,7 @@ Target classify(const std::filesystem::path& target) {
 
 tl::expected<void, std::string> write_into_stream(const std::filesystem::path& target, std::string_view content) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return tl::unexpected(describe(target, errno));
+  if (fd < 0) return tl::unexpected(describe_failure(target, errno));
   auto written = write_all(fd, target, content);
   ::close(fd);
   return written;
@@ -67,7 +67,7 @@ tl::expected<void, std::string> write_file_atomically(const std::filesystem::pat
   const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::string temp = (directory / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return tl::unexpected(describe(target, errno));
+  if (fd < 0) return tl::unexpected(describe_failure(target, errno));
   if (auto written = write_all(fd, target, content); !written) {
     ::close(fd);
     ::unlink(temp.c_str());
@@ -79,12 +79,12 @@ tl::expected<void, std::string> write_file_atomically(const std::filesystem::pat
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const int error_number = errno;
     ::unlink(temp.c_str());
-    return tl::unexpected(describe(target, error_number));
+    return tl::unexpected(describe_failure(target, error_number));
   }
   if (::rename(temp.c_str(), target.c_str()) != 0) {
     const int error_number = errno;
     ::unlink(temp.c_str());
-    return tl::unexpected(describe(target, error_number));
+    return tl::unexpected(describe_failure(target, error_number));
   }
   return {};
 }

@@ -37,6 +37,26 @@ TEST(Conventions, NoFileDeclaresAnEmbeddedAccessorByHand) {
   EXPECT_GT(files, 100U);
 }
 
+// The engine compiles in unity batches (ROCM_DOCTOR_UNITY): a using-directive at
+// namespace scope in one file would reach every file after it in the batch. Inside a
+// function it is fine (clang-format indents it there).
+TEST(Conventions, NoEngineFileHasANamespaceScopeUsingDirective) {
+  const std::regex kDirective(R"((^|\n)using namespace )");
+  std::size_t files = 0;
+  for (const char* folder : {"checks", "src"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(ROCM_DOCTOR_SOURCE_DIR) / folder)) {
+      if (!entry.is_regular_file() || entry.path().extension() != ".cpp") continue;
+      ++files;
+      std::ifstream stream(entry.path());
+      std::stringstream text;
+      text << stream.rdbuf();
+      EXPECT_FALSE(std::regex_search(text.str(), kDirective))
+          << entry.path().string() << " has a using-directive outside a function: name what it uses instead";
+    }
+  }
+  EXPECT_GT(files, 100U);
+}
+
 // Checks see the check API (include/rocm_doctor/), their siblings in checks/ and the
 // generated headers, never the engine's internals under src/ (docs/architecture.md,
 // "What may include what"): a check that needs more gets it through a header in include/.
