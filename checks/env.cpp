@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "env_lint.h"
+#include "env_variables_table.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/text.h"
 
@@ -17,11 +18,16 @@ namespace {
 using env_lint::looks_like_rocm;
 
 Environment read_environment(const Host& host) {
-  static const std::vector<std::string> others = {
-      "CUDA_VISIBLE_DEVICES",    "GPU_DEVICE_ORDINAL", "PYTORCH_HIP_ALLOC_CONF",
-      "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_ROCM_ARCH",
-      "AMDGPU_TARGETS",          "GPU_TARGETS",        "PATH",
-      "LD_LIBRARY_PATH"};
+  // The names that do not look like ROCm's but the env check judges (env_variables.json).
+  static const std::vector<std::string> others = [] {
+    const auto& table = env_variables_table();
+    std::vector<std::string> names = {"PATH", "LD_LIBRARY_PATH"};
+    for (const auto* list : {&table.visibility_variables, &table.alloc_conf_variables, &table.arch_list_variables,
+                             &table.path_variables}) {
+      names.insert(names.end(), list->begin(), list->end());
+    }
+    return names;
+  }();
   Environment env;
   for (const auto& name : host.env_names()) {
     const bool wanted = looks_like_rocm(name) || std::find(others.begin(), others.end(), name) != others.end();

@@ -10,10 +10,9 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
-#include "embedded_data.h"
+#include "env_variables_table.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/text_case.h"
 
@@ -23,40 +22,6 @@ namespace {
 
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-struct Invented {
-  std::string why;
-  std::string instead;
-};
-
-struct EnvTable {
-  std::vector<std::string> prefixes;
-  std::vector<std::string> strict_prefixes;
-  std::vector<std::string> known;
-  std::vector<std::string> patterns;
-  std::map<std::string, Invented> invented;
-  std::vector<std::string> foreign;  // set by other stacks' images: nobody's mistake, not ROCm's
-};
-
-const EnvTable& table() {
-  static const EnvTable parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_env_variables());
-    EnvTable t;
-    t.prefixes = json.at("prefixes").get<std::vector<std::string>>();
-    t.strict_prefixes = json.at("strict_distance_prefixes").get<std::vector<std::string>>();
-    t.known = json.at("known").get<std::vector<std::string>>();
-    t.patterns = json.at("patterns").get<std::vector<std::string>>();
-    for (const auto& row : json.value("foreign", nlohmann::json::array())) {
-      t.foreign.push_back(row.at("name").get<std::string>());
-    }
-    for (const auto& row : json.at("invented")) {
-      t.invented[row.at("name").get<std::string>()] = {row.at("why").get<std::string>(),
-                                                       row.at("instead").get<std::string>()};
-    }
-    return t;
-  }();
-  return parsed;
 }
 
 std::set<std::string> name_tokens(std::string_view name) {
@@ -273,9 +238,9 @@ std::string_view base_target(std::string_view target) {
 bool looks_like_rocm(std::string_view name) {
   const auto name_upper = upper(name);
   if (name_upper.starts_with("ROCM_DOCTOR_")) return false;  // this tool's own knobs
-  const auto& foreign = table().foreign;
+  const auto& foreign = env_variables_table().foreign;
   if (std::find(foreign.begin(), foreign.end(), name) != foreign.end()) return false;
-  return std::any_of(table().prefixes.begin(), table().prefixes.end(),
+  return std::any_of(env_variables_table().prefixes.begin(), env_variables_table().prefixes.end(),
                      [&](const std::string& prefix) { return name_upper.starts_with(prefix); });
 }
 
@@ -291,7 +256,7 @@ bool pattern_matches(std::string_view pattern, std::string_view name) {
 NameJudgement judge_variable(std::string_view name) {
   NameJudgement judgement;
   if (!looks_like_rocm(name)) return judgement;
-  const auto& t = table();
+  const auto& t = env_variables_table();
   const std::string text(name);
   if (std::find(t.known.begin(), t.known.end(), text) != t.known.end() ||
       std::any_of(t.patterns.begin(), t.patterns.end(),

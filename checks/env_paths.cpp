@@ -6,6 +6,7 @@
 
 #include "env.h"
 #include "env_lint.h"
+#include "env_variables_table.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
@@ -89,7 +90,7 @@ void name_findings(const Environment& env, std::vector<Finding>& findings) {
 
 void path_findings(const CheckContext& ctx, const Environment& env, std::vector<Finding>& findings) {
   const auto& install = ctx.fact<RocmInstallation>();
-  for (const std::string name : {"ROCM_PATH", "HIP_PATH", "ROCM_HOME"}) {
+  for (const auto& name : env_variables_table().path_variables) {
     const auto value = env.get(name);
     if (!value) continue;
     auto folder = std::string(trim(*value));

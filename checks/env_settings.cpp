@@ -6,6 +6,7 @@
 
 #include "env.h"
 #include "env_lint.h"
+#include "env_variables_table.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
@@ -90,7 +91,7 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
 }
 
 void alloc_conf_findings(const Environment& env, std::vector<Finding>& findings) {
-  for (const std::string name : {"PYTORCH_HIP_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
+  for (const auto& name : env_variables_table().alloc_conf_variables) {
     const auto value = env.get(name);
     if (!value) continue;
     const auto error = check_alloc_conf(*value);
@@ -113,7 +114,7 @@ void alloc_conf_findings(const Environment& env, std::vector<Finding>& findings)
 
 void arch_findings(const CheckContext& ctx, const Environment& env, std::vector<Finding>& findings) {
   const auto needed = needed_targets(ctx, env);
-  for (const std::string name : {"PYTORCH_ROCM_ARCH", "AMDGPU_TARGETS", "GPU_TARGETS"}) {
+  for (const auto& name : env_variables_table().arch_list_variables) {
     const auto value = env.get(name);
     if (!value) continue;
     const auto listed = parse_arch_list(*value);

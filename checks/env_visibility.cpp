@@ -6,6 +6,7 @@
 
 #include "env.h"
 #include "env_lint.h"
+#include "env_variables_table.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/facts/job_gpus.h"
 #include "rocm_doctor/text.h"
@@ -94,8 +95,8 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
         commands));
     findings.push_back(std::move(finding));
   };
-  for (const std::string name :
-       {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
+  const auto& visibility_names = env_variables_table().visibility_variables;  // ROCR_VISIBLE_DEVICES first
+  for (const auto& name : visibility_names) {
     const auto value = env.get(name);
     if (!value) continue;
     auto list = parse_device_list(*value, name == "ROCR_VISIBLE_DEVICES");
@@ -134,7 +135,7 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
   }
   // HIP-level lists index the GPUs ROCR left visible.
   const int hip_base = rocr_count.value_or(kfd_count);
-  for (const std::string name : {"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
+  for (const auto& name : std::vector<std::string>(visibility_names.begin() + 1, visibility_names.end())) {
     const auto it = parsed.find(name);
     if (it == parsed.end() || !judge_existence) continue;
     for (const auto& token : it->second.tokens) {

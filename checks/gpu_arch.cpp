@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "env_variables_table.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
@@ -34,7 +35,7 @@ std::string gpu_list(const std::vector<const Gpu*>& gpus) {
 
 // ROCR/HIP visibility lists that already leave the integrated GPUs out.
 bool hides(const Host& host, const std::vector<const Gpu*>& integrated) {
-  for (const auto* name : {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"}) {
+  for (const auto& name : env_lint::env_variables_table().visibility_variables) {
     const auto value = host.env(name);
     if (!value || value->empty()) continue;
     std::set<int> visible;

@@ -1,10 +1,8 @@
 // `kernel-log`: the driver.firmware-missing finding (firmware files amdgpu asked for and did not get).
-#include <nlohmann/json.hpp>
-
 #include "driver_config.h"
-#include "embedded_data.h"
 #include "kernel_log_findings.h"
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/facts/amdgpu_driver.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
@@ -14,13 +12,17 @@ namespace rocm_doctor::kernel_log {
 namespace {
 
 std::string firmware_package(const SystemFacts& facts, bool dkms) {
-  static const auto packages = nlohmann::json::parse(embedded::data_amdgpu_driver()).at("firmware_packages");
-  if (dkms) return packages.at("amdgpu-dkms").get<std::string>();
-  if (packages.contains(facts.os_id)) return packages.at(facts.os_id).get<std::string>();
+  const auto& packages = amdgpu_driver::driver_rules().firmware_packages;  // amdgpu_driver.json
+  const auto package = [&](std::string_view key) {
+    const auto it = packages.find(key);
+    return it == packages.end() ? std::string() : it->second;
+  };
+  if (dkms) return package("amdgpu-dkms");
+  if (packages.contains(facts.os_id)) return package(facts.os_id);
   switch (driver_config::distro_family(facts)) {
-    case driver_config::Family::debian: return packages.at("debian").get<std::string>();
-    case driver_config::Family::rhel: return packages.at("rhel").get<std::string>();
-    case driver_config::Family::suse: return packages.at("suse").get<std::string>();
+    case driver_config::Family::debian: return package("debian");
+    case driver_config::Family::rhel: return package("rhel");
+    case driver_config::Family::suse: return package("suse");
     case driver_config::Family::other: return "";
   }
   return "";

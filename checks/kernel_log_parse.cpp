@@ -7,8 +7,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "embedded_data.h"
 #include "kernel_log.h"
+#include "rocm_doctor/data_table.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/text_case.h"
 
@@ -89,14 +89,17 @@ std::vector<LogLine> parse_log(std::string_view text, Format format) {
   return result;
 }
 
-Table parse_table(std::string_view json_text) {
-  const auto json = nlohmann::json::parse(json_text);
+namespace {
+
+// Throws (a nlohmann::json exception, std::invalid_argument) on a malformed row.
+Table kernel_log_table_from(const nlohmann::json& fixes, const nlohmann::json& findings,
+                            const nlohmann::json& patterns) {
   Table table;
-  for (const auto& [key, text] : json.at("fixes").items()) table.fixes[key] = text.get<std::string>();
-  for (const auto& [id, row] : json.at("findings").items()) {
+  for (const auto& [key, text] : fixes.items()) table.fixes[key] = text.get<std::string>();
+  for (const auto& [id, row] : findings.items()) {
     table.findings[id] = {row.at("summary").get<std::string>()};
   }
-  for (const auto& row : json.at("patterns")) {
+  for (const auto& row : patterns) {
     Pattern pattern;
     pattern.id = row.at("id").get<std::string>();
     pattern.category = row.at("category").get<std::string>();
@@ -118,11 +121,33 @@ Table parse_table(std::string_view json_text) {
   return table;
 }
 
-// Parsed once per process: the check runs once per report, but fleet and benchmark runs
-// replay thousands of snapshots.
+tl::expected<Table, std::string> read_kernel_log_table(data_table::TableReader& reader) {
+  auto fixes = reader.at("fixes");
+  if (!fixes) return tl::unexpected(fixes.error());
+  auto findings = reader.at("findings");
+  if (!findings) return tl::unexpected(findings.error());
+  auto patterns = reader.at("patterns");
+  if (!patterns) return tl::unexpected(patterns.error());
+  return data_table::read_catching(reader, [&](data_table::TableReader&) {
+    return kernel_log_table_from(fixes->get(), findings->get(), patterns->get());
+  });
+}
+
+constexpr std::string_view kKernelLogFile = "kernel_log.json";
+
+[[maybe_unused]] const bool kKernelLogLoaderRegistered =
+    data_table::register_table_loader<Table, &read_kernel_log_table>(kKernelLogFile);
+
+}  // namespace
+
+Table parse_table(std::string_view json_text) {
+  return data_table::read_text_or_throw<Table, &read_kernel_log_table>(kKernelLogFile, json_text);
+}
+
+// Parsed once per table text (the loader's cache): the check runs once per report, but
+// fleet and benchmark runs replay thousands of snapshots.
 const Table& table() {
-  static const Table parsed = parse_table(embedded::data_kernel_log());
-  return parsed;
+  return data_table::require(data_table::load<Table, &read_kernel_log_table>(kKernelLogFile));
 }
 
 std::vector<Pattern> parse_patterns(std::string_view json_text) {

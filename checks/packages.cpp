@@ -5,11 +5,9 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "driver_config.h"
-#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/amdgpu_driver.h"
 #include "rocm_doctor/facts/dpkg_database.h"
@@ -18,6 +16,7 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
+#include "rocm_packages_table.h"
 
 namespace rocm_doctor::packages {
 
@@ -33,37 +32,18 @@ namespace {
 
 constexpr std::string_view kCheckId = "packages";
 
-struct PackageData {
-  std::vector<std::string> prefixes;
-  std::vector<std::string> excluded;
-  std::vector<std::string> broken_states;
-  std::string key_url;
-  std::string keyring;
-};
-
-const PackageData& package_data() {
-  static const PackageData data = [] {
-    const auto json = nlohmann::json::parse(embedded::data_rocm_packages());
-    return PackageData{json.at("package_prefixes").get<std::vector<std::string>>(),
-                       json.at("package_exclude_prefixes").get<std::vector<std::string>>(),
-                       json.at("broken_states").get<std::vector<std::string>>(), json.at("key_url").get<std::string>(),
-                       json.at("keyring").get<std::string>()};
-  }();
-  return data;
-}
-
 bool is_rocm_package(std::string_view name) {
-  const auto& data = package_data();
+  const auto& data = rocm_packages_table();
   const auto starts = [&](const std::vector<std::string>& list) {
     return std::any_of(list.begin(), list.end(), [&](const std::string& prefix) { return name.starts_with(prefix); });
   };
-  return starts(data.prefixes) && !starts(data.excluded);
+  return starts(data.package_prefixes) && !starts(data.package_exclude_prefixes);
 }
 
 // ---- rocm.install-broken ----
 
 std::optional<Finding> install_broken(const DpkgDatabase& dpkg) {
-  const auto& broken = package_data().broken_states;
+  const auto& broken = rocm_packages_table().broken_states;
   std::vector<DpkgPackage> bad;
   for (const auto& package : dpkg.packages) {
     const bool state_bad = std::find(broken.begin(), broken.end(), package.state) != broken.end();
@@ -220,7 +200,7 @@ std::vector<Finding> repo_findings(const Host& host, const RocmInstallation& ins
     if (source.apt && !source.entry.signed_by) unsigned_entries.push_back(&source);
   }
   if (!unsigned_entries.empty()) {
-    const auto& data = package_data();
+    const auto& data = rocm_packages_table();
     auto finding = make_finding("rocm.repo-stale", Severity::warning,
                                 "AMD repository entries have no signed-by= keyring (apt-key era)")
                        .because(

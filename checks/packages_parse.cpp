@@ -1,12 +1,11 @@
 // `packages`: the pure parsers declared in packages.h (apt one-line and deb822 sources,
 // yum/zypper .repo files, repo.radeon.com URLs), tested with tables.
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "packages.h"
-#include "rocm_doctor/knowledge.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/text_case.h"
+#include "rocm_packages_table.h"
 
 namespace rocm_doctor::packages {
 
@@ -120,20 +119,8 @@ std::vector<RepoEntry> parse_repo_ini(std::string_view text) {
 }
 
 RepoHosts repo_hosts() {
-  static const RepoHosts hosts = [] {
-    RepoHosts result;
-    const auto json = nlohmann::json::parse(knowledge::table_text("rocm_packages.json"), nullptr, false);
-    if (!json.is_object()) return result;
-    for (const auto& host : json.value("repo_hosts", nlohmann::json::array())) {
-      if (host.is_string()) result.legacy.push_back(lower(host.get<std::string>()));
-    }
-    const auto channels = json.value("core_sdk_channels", nlohmann::json::object());
-    for (const auto& host : channels.value("hosts", nlohmann::json::array())) {
-      if (host.is_string()) result.core_sdk.push_back(lower(host.get<std::string>()));
-    }
-    return result;
-  }();
-  return hosts;
+  const auto& table = rocm_packages_table();
+  return {table.legacy_hosts, table.core_sdk_hosts};
 }
 
 std::optional<RadeonRepo> parse_amd_repo_url(std::string_view url, const RepoHosts& hosts) {

@@ -17,6 +17,7 @@
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
+#include "rocm_packages_table.h"
 
 namespace rocm_doctor::platform {
 
@@ -204,8 +205,9 @@ std::string repo_folder_of(const std::string& version) {
 
 // AMD's apt line for a ROCm release folder ("7.1", "6.2.4") in the suite fitting this distribution.
 std::string rocm_repo_line(const std::string& folder, const std::string& suite) {
-  return "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/" + folder + " " +
-         suite + " main";
+  const auto& repository = packages::rocm_packages_table();  // keyring and host: rocm_packages.json
+  return "deb [arch=amd64 signed-by=" + repository.keyring + "] https://" + repository.legacy_hosts.front() +
+         "/rocm/apt/" + folder + " " + suite + " main";
 }
 
 Finding unsupported_os(const Host& host, const SystemFacts& facts, const kb::Release& release,

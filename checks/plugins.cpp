@@ -111,10 +111,35 @@ std::string node_text(const Json& entry) {
 // theirs again rather than root's. Giving a path away, or changing one that
 // is someone else's, takes root: those commands call sudo, as the doctor's
 // other fixes do (not in a root run, where sudo may not even exist).
+// What is wrong is read from the facts the scan recorded of the unsafe node (its uid, gid and
+// mode; the ancestor's for a folder refused for one), by the scan's own rules
+// (src/plugins/plugin_scan.cpp unsafe_reason), never from the words of its problem text.
+struct PluginNodeFault {
+  bool foreign_owner = false;
+  bool writable_by_others = false;
+};
+
+PluginNodeFault plugin_node_fault(const Json& entry, const Identity& identity) {
+  constexpr std::uint64_t kOtherWriteBit = 0002;
+  constexpr std::uint64_t kGroupWriteBit = 0020;
+  constexpr std::uint64_t kStickyBit = 01000;
+  PluginNodeFault fault;
+  const auto uid = entry.value("uid", 0U);
+  const auto gid = entry.value("gid", 0U);
+  const auto mode = parse_uint(entry.value("mode", ""), 8);
+  fault.foreign_owner = uid != 0 && uid != identity.uid;
+  if (!mode) return fault;
+  const bool ancestor = entry.contains("unsafe_path") && entry.value("unsafe_path", "") != entry.value("path", "");
+  const bool sticky_folder = ancestor && (*mode & kStickyBit) != 0;
+  fault.writable_by_others = !sticky_folder && ((*mode & kOtherWriteBit) != 0 ||
+                                                ((*mode & kGroupWriteBit) != 0 && gid != 0 && gid != identity.gid));
+  return fault;
+}
+
 Fix ownership_fix(const std::string& path, const Json& entry, const Identity& identity, bool user_folder) {
-  const auto problem = entry.value("problem", "");
-  const bool chown = problem.find("owned by uid") != std::string::npos;
-  const bool chmod = problem.find("writable by") != std::string::npos;
+  const auto fault = plugin_node_fault(entry, identity);
+  const bool chown = fault.foreign_owner;
+  const bool chmod = fault.writable_by_others;
   const bool needs_root = chown || entry.value("uid", 0U) != identity.uid;
   std::vector<std::string> sudo;
   if (needs_root && identity.uid != 0) sudo.emplace_back("sudo");

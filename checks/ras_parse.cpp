@@ -1,9 +1,10 @@
 // Parsers of the `ras` and `pcie-aer` checks (ras.h).
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
-#include "embedded_data.h"
 #include "ras.h"
+#include "rocm_doctor/data_table.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor::ras {
@@ -67,25 +68,48 @@ std::optional<std::map<std::string, std::uint64_t>> parse_aer_counters(std::stri
   return counters;
 }
 
-Thresholds parse_thresholds(std::string_view json_text) {
-  const auto json = nlohmann::json::parse(json_text);
+namespace {
+
+constexpr std::string_view kRasFile = "ras.json";
+
+// Throws on a missing key (std::invalid_argument naming file and key) or a mistyped value
+// (a nlohmann::json exception).
+Thresholds ras_thresholds_from(data_table::TableReader& reader) {
+  const auto top = [&](std::string_view key) -> const nlohmann::json& {
+    auto value = reader.at(key);
+    if (!value) throw std::invalid_argument(value.error());
+    return value->get();
+  };
   Thresholds t;
-  t.uncorrectable_above = json.at("uncorrectable_error_above").get<std::uint64_t>();
-  t.deferred_above = json.at("deferred_warning_above").get<std::uint64_t>();
-  t.correctable_above = json.at("correctable_warning_above").get<std::uint64_t>();
-  t.bad_page_fallback = json.at("bad_page_threshold_fallback").get<std::uint64_t>();
-  t.bad_page_warn_fraction = json.at("bad_page_warn_fraction").get<double>();
-  const auto& aer = json.at("aer");
+  t.uncorrectable_above = top("uncorrectable_error_above").get<std::uint64_t>();
+  t.deferred_above = top("deferred_warning_above").get<std::uint64_t>();
+  t.correctable_above = top("correctable_warning_above").get<std::uint64_t>();
+  t.bad_page_fallback = top("bad_page_threshold_fallback").get<std::uint64_t>();
+  t.bad_page_warn_fraction = top("bad_page_warn_fraction").get<double>();
+  const auto& aer = top("aer");
   t.aer_fatal_above = aer.at("fatal_error_above").get<std::uint64_t>();
   t.aer_nonfatal_above = aer.at("nonfatal_error_above").get<std::uint64_t>();
   t.aer_correctable_above = aer.at("correctable_warning_above").get<std::uint64_t>();
-  for (const auto& [key, text] : json.at("fixes").items()) t.fixes[key] = text.get<std::string>();
+  const auto& fixes = top("fixes");
+  for (const auto& [key, text] : fixes.items()) t.fixes[key] = text.get<std::string>();
   return t;
 }
 
+tl::expected<Thresholds, std::string> read_ras_table(data_table::TableReader& reader) {
+  return data_table::read_catching(reader, ras_thresholds_from);
+}
+
+[[maybe_unused]] const bool kRasLoaderRegistered =
+    data_table::register_table_loader<Thresholds, &read_ras_table>(kRasFile);
+
+}  // namespace
+
+Thresholds parse_thresholds(std::string_view json_text) {
+  return data_table::read_text_or_throw<Thresholds, &read_ras_table>(kRasFile, json_text);
+}
+
 const Thresholds& thresholds() {
-  static const Thresholds parsed = parse_thresholds(embedded::data_ras());
-  return parsed;
+  return data_table::require(data_table::load<Thresholds, &read_ras_table>(kRasFile));
 }
 
 PageThreshold page_threshold(std::optional<std::string_view> module_parameter, std::uint64_t fallback) {

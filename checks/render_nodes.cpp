@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "env_lint.h"
+#include "env_variables_table.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/shell.h"
@@ -50,8 +51,7 @@ Finding subset(const std::vector<const Gpu*>& gpus, const std::vector<const Gpu*
 }
 
 std::optional<Finding> index_out_of_range(const Host& host, std::size_t passed) {
-  for (const std::string name :
-       {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
+  for (const auto& name : env_lint::env_variables_table().visibility_variables) {
     const auto value = host.env(name);
     if (!value) continue;
     const auto list = env_lint::parse_device_list(*value, name == "ROCR_VISIBLE_DEVICES");

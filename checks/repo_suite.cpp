@@ -6,15 +6,14 @@
 // "rocm-gdb : Depends: libpython3.10 but it is not installable".
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "distro_suite.h"
-#include "embedded_data.h"
 #include "packages.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
+#include "rocm_packages_table.h"
 
 namespace rocm_doctor::repo_suite_check {
 namespace {
@@ -52,9 +51,7 @@ std::vector<AptEntry> radeon_apt_entries(const Host& host, std::map<std::string,
 }
 
 std::string keyring() {
-  static const std::string path =
-      nlohmann::json::parse(embedded::data_rocm_packages()).at("keyring").get<std::string>();
-  return path;
+  return packages::rocm_packages_table().keyring;
 }
 
 std::string corrected_line(const packages::RepoEntry& entry, const std::string& suite) {

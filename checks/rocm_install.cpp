@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "env_variables_table.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
@@ -105,7 +106,7 @@ std::vector<Evidence> opt_rocm_references(const CheckContext& ctx, const RocmIns
   for (const auto& dir : install.loader_dirs) {
     if (path_is_under(dir.path, "/opt/rocm")) found.push_back({dir.origin, dir.path});
   }
-  for (const char* name : {"ROCM_PATH", "HIP_PATH", "ROCM_HOME"}) {
+  for (const auto& name : env_lint::env_variables_table().path_variables) {
     const auto value = ctx.host().env(name);
     if (value && path_is_under(normalize_path(*value), "/opt/rocm"))
       found.push_back({std::string("env ") + name, *value});

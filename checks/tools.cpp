@@ -2,9 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
+#include "env_variables_table.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/text.h"
@@ -23,8 +22,7 @@ class ToolsCheck final : public Check {
 
   CheckOutcome run(const CheckContext& ctx) const override {
     const auto& host = ctx.host();
-    static const auto tools =
-        nlohmann::json::parse(embedded::data_env_variables()).at("tools").get<std::vector<std::string>>();
+    const auto& tools = env_lint::env_variables_table().tools;
     std::vector<std::string> path_dirs;
     for (const auto& dir : split_search_path(host.env("PATH").value_or(""))) {
       if (!dir.empty() && dir.front() == '/' && std::find(path_dirs.begin(), path_dirs.end(), dir) == path_dirs.end()) {

@@ -11,6 +11,7 @@
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/facts/torch_view.h"
 #include "rocm_doctor/kb.h"
+#include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text.h"
 #include "torch_wheels.h"
 
@@ -101,6 +102,22 @@ std::string rocm_of_wheel(const json& torch) {
   if (const auto at = version.find("+rocm"); at != std::string::npos) return version.substr(at + 5);
   if (auto rocm = text_of(torch, "rocm"); !rocm.empty()) return rocm;
   return major_minor_of(text_of(torch, "hip"));
+}
+
+// What to do first about `import torch` failing, chosen by what the error is: its error
+// family (checks/data/error_families.json, the symptom catalogue's matcher) or Python's
+// exception class (the probe's error line starts with it), never by words of the message.
+std::string import_error_hint(const std::string& error) {
+  for (const auto& match : symptom::default_matcher().scan(error)) {
+    const auto family = match.family == nullptr ? std::string() : match.family->id;
+    if (family == "shared-library-missing" || family == "symbol-version-mismatch") {
+      return "A shared library is missing or from another release: unset LD_LIBRARY_PATH / LD_PRELOAD overrides, "
+             "then reinstall the wheel.";
+    }
+  }
+  if (error.starts_with("ModuleNotFoundError:"))
+    return "A dependency is missing: reinstall torch with its dependencies.";
+  return "Reinstall PyTorch in this environment.";
 }
 
 class TorchCheck final : public Check {
@@ -214,17 +231,8 @@ class TorchCheck final : public Check {
                              "fails before touching the GPU.")
                          .with_evidence("python: import torch", error);
       add_python_evidence(ctx.host(), result, finding);
-      std::string hint = "Reinstall PyTorch in this environment.";
-      if (error.find("libamdhip64") != std::string::npos || error.find("undefined symbol") != std::string::npos ||
-          error.find(".so") != std::string::npos) {
-        hint =
-            "A shared library is missing or from another release: unset LD_LIBRARY_PATH / LD_PRELOAD overrides, "
-            "then reinstall the wheel.";
-      } else if (error.find("No module named") != std::string::npos) {
-        hint = "A dependency is missing: reinstall torch with its dependencies.";
-      }
       auto fix = torch_wheels::wheel_fix(ctx, python);
-      fix.description = hint + " " + fix.description;
+      fix.description = import_error_hint(error) + " " + fix.description;
       finding.with_fix(fix);
       return {finding};
     }

@@ -118,7 +118,7 @@ def targets(db):
                            | {s for h in HISTORY.values() for s in h["sources"]}),
         "_notes": "gfx targets: family, APU flag, override string (major.minor.stepping, decimal), "
                   "isa_family (override compatibility group) and the known override workaround.",
-        "override_rules": db["overrides"]["rules"],
+        "_override_rules": db["overrides"]["rules"],
         "targets": rows,
     }
 

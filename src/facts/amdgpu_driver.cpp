@@ -4,8 +4,9 @@
 #include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
-#include "embedded_data.h"
+#include "rocm_doctor/data_table.h"
 #include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
@@ -42,33 +43,63 @@ std::string major_minor(std::string_view version) {
   return std::string(parts[0]) + "." + std::string(parts[1]);
 }
 
-DriverRules parse_driver_rules(std::string_view json_text) {
-  const auto json = nlohmann::json::parse(json_text);
+namespace {
+
+constexpr std::string_view kAmdgpuDriverFile = "amdgpu_driver.json";
+
+// Throws on a missing key (std::invalid_argument naming file and key) or a mistyped row.
+DriverRules driver_rules_from(data_table::TableReader& reader) {
+  const auto top = [&](std::string_view key) -> const nlohmann::json& {
+    auto value = reader.at(key);
+    if (!value) throw std::invalid_argument(value.error());
+    return value->get();
+  };
   DriverRules rules;
-  for (const auto& row : json.at("kmd_tested_userspace")) {
+  const auto& kmd_tested = top("kmd_tested_userspace");
+  for (const auto& row : kmd_tested) {
     rules.kmd_tested.push_back({row.at("kmd").get<std::string>(), row.at("userspace").get<std::vector<std::string>>()});
   }
-  for (const auto& row : json.at("userspace_supported_kmd")) {
+  const auto& userspace_kmd = top("userspace_supported_kmd");
+  for (const auto& row : userspace_kmd) {
     rules.userspace_kmd.push_back({row.at("rocm").get<std::string>(), row.at("kmd").get<std::vector<std::string>>()});
   }
-  for (const auto& row : json.at("driver_versions")) {
+  const auto& driver_versions = top("driver_versions");
+  for (const auto& row : driver_versions) {
     rules.driver_versions.push_back({row.at("amdgpu").get<std::string>(), {row.at("rocm").get<std::string>()}});
   }
-  const auto line_table = json.value("release_driver_lines", nlohmann::json::object());
+  const auto& line_table = reader.optional("release_driver_lines");
   for (const auto& [release, line] : line_table.items()) {
     if (!release.starts_with('_') && line.is_string())
       rules.driver_lines.push_back({release, {line.get<std::string>()}});
   }
-  rules.window = json.value("window_releases", 2U);
-  rules.year_window_since = json.value("year_window_since", "");
-  rules.rule = json.value("compatibility_rule", "");
-  rules.sources = json.at("_sources").get<std::vector<std::string>>();
+  const auto& window = reader.optional("window_releases");
+  rules.window = window.is_number_unsigned() ? window.get<std::size_t>() : 2U;
+  rules.year_window_since = reader.text_or("year_window_since", "").value_or("");
+  rules.rule = reader.text_or("compatibility_rule", "").value_or("");
+  const auto& firmware = reader.optional("firmware_packages");
+  for (const auto& [key, package] : firmware.items()) {
+    if (package.is_string()) rules.firmware_packages[key] = package.get<std::string>();
+  }
+  const auto& sources = top("_sources");
+  rules.sources = sources.get<std::vector<std::string>>();
   return rules;
 }
 
+tl::expected<DriverRules, std::string> read_amdgpu_driver_table(data_table::TableReader& reader) {
+  return data_table::read_catching(reader, driver_rules_from);
+}
+
+[[maybe_unused]] const bool kAmdgpuDriverLoaderRegistered =
+    data_table::register_table_loader<DriverRules, &read_amdgpu_driver_table>(kAmdgpuDriverFile);
+
+}  // namespace
+
+DriverRules parse_driver_rules(std::string_view json_text) {
+  return data_table::read_text_or_throw<DriverRules, &read_amdgpu_driver_table>(kAmdgpuDriverFile, json_text);
+}
+
 const DriverRules& driver_rules() {
-  static const DriverRules rules = parse_driver_rules(embedded::data_amdgpu_driver());
-  return rules;
+  return data_table::require(data_table::load<DriverRules, &read_amdgpu_driver_table>(kAmdgpuDriverFile));
 }
 
 std::optional<std::string> rocm_release_of_driver(const DriverRules& rules, std::string_view amdgpu_version) {

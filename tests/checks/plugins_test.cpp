@@ -152,6 +152,18 @@ TEST(PluginsCheck, AnUnsafeFolderNamesOwnerModeAndTheFix) {
   EXPECT_TRUE(unsafe->fixes[0].needs_root);
 }
 
+// The commands follow the facts the scan recorded (owner, mode), whatever its problem text says.
+TEST(PluginsCheck, TheFixFollowsTheRecordedOwnerAndModeNotTheProblemText) {
+  const auto report = run_with(record(
+      {folder("/srv/site", "unsafe",
+              {{"problem", "not safe"}, {"unsafe_path", "/srv/site"}, {"uid", 1001}, {"gid", 1001}, {"mode", "0755"}})},
+      Json::array()));
+  const auto* unsafe = find_finding(report, "plugin.unsafe-folder");
+  ASSERT_NE(unsafe, nullptr);
+  ASSERT_EQ(unsafe->fixes.size(), 1U);
+  EXPECT_EQ(unsafe->fixes[0].commands, (std::vector<std::string>{"sudo chown root: /srv/site"}));
+}
+
 // alice's own world-writable folder: she can chmod it herself.
 TEST(PluginsCheck, TheUsersOwnFolderNeedsNoRootToFix) {
   Json own =

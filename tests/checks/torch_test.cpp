@@ -70,5 +70,23 @@ TEST(TorchCheck, AnImportErrorIsAnError) {
   EXPECT_EQ(finding->summary, "import torch fails: ImportError: libamdhip64.so.6: cannot open");
 }
 
+// The advice follows what the error is (its error family; Python's exception class), not its words.
+TEST(TorchCheck, TheImportFixIsChosenByTheErrorsFamilyOrClass) {
+  const auto hint_for = [](const std::string& error) {
+    const auto report =
+        run_probe({{"status", "ok"}, {"result", {{"executable", "/usr/bin/python3"}, {"torch", {{"error", error}}}}}});
+    const auto* finding = find_finding(report, "torch.import-failed");
+    return finding == nullptr || finding->fixes.empty() ? std::string() : finding->fixes[0].description;
+  };
+  const std::string library = "A shared library is missing or from another release";
+  EXPECT_TRUE(hint_for("OSError: libamdhip64.so.6: cannot open shared object file: No such file or directory")
+                  .starts_with(library));
+  EXPECT_TRUE(
+      hint_for("ImportError: /opt/rocm/lib/libhipblas.so.2: undefined symbol: rocblas_gemm_ex3").starts_with(library));
+  EXPECT_TRUE(hint_for("ModuleNotFoundError: No module named 'numpy'").starts_with("A dependency is missing"));
+  // A message that merely contains ".so" is no library problem.
+  EXPECT_TRUE(hint_for("RuntimeError: torch.so: something else went wrong").starts_with("Reinstall PyTorch"));
+}
+
 }  // namespace
 }  // namespace rocm_doctor::testing

@@ -74,7 +74,8 @@ TEST(Docs, EveryFindingIdLiteralInTheChecksIsDeclared) {
     source << stream.rdbuf();
     const std::string text = source.str();
     for (std::sregex_iterator match(text.begin(), text.end(), literal), end; match != end; ++match) {
-      if (!families.contains((*match)[1].str()) || (*match)[2].str() == "h") continue;
+      const auto word = (*match)[2].str();
+      if (!families.contains((*match)[1].str()) || word == "h" || word == "json") continue;  // a file name
       ++seen;
       EXPECT_TRUE(declared.contains((*match)[1].str() + "." + (*match)[2].str()))
           << entry.path().filename().string() << " names " << (*match)[0]

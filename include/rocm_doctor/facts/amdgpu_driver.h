@@ -4,6 +4,7 @@
 // and the container check (the host's driver against the image's ROCm).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,11 +41,16 @@ struct DriverRules {
   std::size_t window = 2;             // releases apart, before year_window_since
   std::string year_window_since;      // from this release on, "up to a year apart"
   std::string rule;                   // the rule in AMD's words, for findings
+  // The package that ships amdgpu's firmware: by os-release ID, distribution family
+  // ("debian", "rhel", "suse") or "amdgpu-dkms" (AMD's driver package).
+  std::map<std::string, std::string, std::less<>> firmware_packages;
   std::vector<std::string> sources;
 };
 
+// Throws (a nlohmann::json exception, std::invalid_argument naming file and key) on a broken table.
 DriverRules parse_driver_rules(std::string_view json_text);
-const DriverRules& driver_rules();  // compiled in
+// amdgpu_driver.json (overlays included) through its typed loader (rocm_doctor/data_table.h).
+const DriverRules& driver_rules();
 
 // "6.8.5" (or "6.8.5-2009582.22.04") -> the ROCm release its amdgpu-dkms shipped with ("6.2").
 std::optional<std::string> rocm_release_of_driver(const DriverRules& rules, std::string_view amdgpu_version);
