@@ -20,7 +20,7 @@ using env_lint::looks_like_rocm;
 Environment read_environment(const Host& host) {
   // The names that do not look like ROCm's but the env check judges (env_variables.json).
   static const std::vector<std::string> others = [] {
-    const auto& table = env_variables_table();
+    const auto& table = env_lint::env_variables_table();
     std::vector<std::string> names = {"PATH", "LD_LIBRARY_PATH"};
     for (const auto* list : {&table.visibility_variables, &table.alloc_conf_variables, &table.arch_list_variables,
                              &table.path_variables}) {

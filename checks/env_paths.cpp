@@ -90,7 +90,7 @@ void name_findings(const Environment& env, std::vector<Finding>& findings) {
 
 void path_findings(const CheckContext& ctx, const Environment& env, std::vector<Finding>& findings) {
   const auto& install = ctx.fact<RocmInstallation>();
-  for (const auto& name : env_variables_table().path_variables) {
+  for (const auto& name : env_lint::env_variables_table().path_variables) {
     const auto value = env.get(name);
     if (!value) continue;
     auto folder = std::string(trim(*value));

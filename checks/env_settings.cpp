@@ -91,7 +91,7 @@ void debug_switch_findings(const Environment& env, std::vector<Finding>& finding
 }
 
 void alloc_conf_findings(const Environment& env, std::vector<Finding>& findings) {
-  for (const auto& name : env_variables_table().alloc_conf_variables) {
+  for (const auto& name : env_lint::env_variables_table().alloc_conf_variables) {
     const auto value = env.get(name);
     if (!value) continue;
     const auto error = check_alloc_conf(*value);
@@ -114,7 +114,7 @@ void alloc_conf_findings(const Environment& env, std::vector<Finding>& findings)
 
 void arch_findings(const CheckContext& ctx, const Environment& env, std::vector<Finding>& findings) {
   const auto needed = needed_targets(ctx, env);
-  for (const auto& name : env_variables_table().arch_list_variables) {
+  for (const auto& name : env_lint::env_variables_table().arch_list_variables) {
     const auto value = env.get(name);
     if (!value) continue;
     const auto listed = parse_arch_list(*value);

@@ -95,7 +95,7 @@ void visibility_findings(const CheckContext& ctx, const Environment& env, std::v
         commands));
     findings.push_back(std::move(finding));
   };
-  const auto& visibility_names = env_variables_table().visibility_variables;  // ROCR_VISIBLE_DEVICES first
+  const auto& visibility_names = env_lint::env_variables_table().visibility_variables;  // ROCR_VISIBLE_DEVICES first
   for (const auto& name : visibility_names) {
     const auto value = env.get(name);
     if (!value) continue;
