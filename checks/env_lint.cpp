@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "env_variables_table.h"
 #include "rocm_doctor/text.h"
