@@ -5,30 +5,43 @@
 #include <nlohmann/json.hpp>
 
 #include "apu_memory.h"
-#include "embedded_data.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
+#include "table_loader.h"
 
 namespace rocm_doctor::apu_memory {
 
-const Data& data() {
-  static const Data parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_apu_memory());
-    Data result;
-    result.page_size = json.at("page_size").get<std::uint64_t>();
-    result.small_apu_gtt_kernel = json.at("small_apu_gtt_kernel").get<std::string>();
-    result.pool_too_small = json.at("pool_too_small_bytes").get<std::uint64_t>();
-    result.pool_capped_ratio = json.at("pool_capped_ratio").get<double>();
-    result.modprobe_dirs = json.at("modprobe_dirs").get<std::vector<std::string>>();
-    result.ttm_modules = json.at("ttm_modules").get<std::vector<std::string>>();
-    result.ttm_params = json.at("ttm_params").get<std::vector<std::string>>();
-    for (const auto& row : json.at("capped_pool_fixed_in")) {
-      result.capped_pool_fixed_in.push_back(
+namespace {
+
+// Throws "apu_memory.json: KEY: what" on a missing or mistyped key or row field: the
+// TableLoader makes it the error value.
+Data apu_memory_from(data_table::TableReader& reader) {
+  Data result;
+  result.page_size = check_tables::value_of<std::uint64_t>(reader, "page_size");
+  result.small_apu_gtt_kernel = check_tables::value_of<std::string>(reader, "small_apu_gtt_kernel");
+  result.pool_too_small = check_tables::value_of<std::uint64_t>(reader, "pool_too_small_bytes");
+  result.pool_capped_ratio = check_tables::value_of<double>(reader, "pool_capped_ratio");
+  result.modprobe_dirs = check_tables::value_of<std::vector<std::string>>(reader, "modprobe_dirs");
+  result.ttm_modules = check_tables::value_of<std::vector<std::string>>(reader, "ttm_modules");
+  result.ttm_params = check_tables::value_of<std::vector<std::string>>(reader, "ttm_params");
+  if (result.page_size == 0) throw std::invalid_argument(reader.error("page_size", "must not be 0"));
+  result.capped_pool_fixed_in = check_tables::read_key(reader, "capped_pool_fixed_in", [](const nlohmann::json& rows) {
+    std::vector<CappedPoolFix> fixes;
+    for (const auto& row : rows) {
+      fixes.push_back(
           {row.at("gfx").get<std::string>(), row.at("kernel").get<std::string>(), row.at("source").get<std::string>()});
     }
-    return result;
-  }();
-  return parsed;
+    return fixes;
+  });
+  return result;
+}
+
+const check_tables::TableLoader<Data, &apu_memory_from> kApuMemoryTable("apu_memory.json");
+
+}  // namespace
+
+const Data& data() {
+  return kApuMemoryTable.get();
 }
 
 namespace {
@@ -71,8 +84,14 @@ std::vector<std::pair<int, std::string>> logical_lines(std::string_view text) {
 
 }  // namespace
 
+// The TTM modules and their parameters are the table's (ttm_modules, ttm_params), as the
+// check's fixes name them; amdgpu.gttsize is the one amdgpu parameter.
 bool is_memory_param(std::string_view module, std::string_view param) {
-  if (module == "ttm" || module == "amdttm") return param == "pages_limit" || param == "page_pool_size";
+  const auto listed = [](const std::vector<std::string>& list, std::string_view name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  const auto& table = data();
+  if (listed(table.ttm_modules, module)) return listed(table.ttm_params, param);
   return module == "amdgpu" && param == "gttsize";
 }
 

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "container.h"
-#include "embedded_data.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
+#include "table_loader.h"
 
 namespace rocm_doctor::container {
 
@@ -88,16 +88,24 @@ Fix docker_run_fix(const std::string& tool, const std::string& image, const std:
 
 }  // namespace
 
+namespace {
+
+// Throws "container.json: KEY: what" on a missing or mistyped key or row field: the
+// TableLoader makes it the error value.
+Data container_data_from(data_table::TableReader& reader) {
+  Data d;
+  d.shm_min = check_tables::value_of<std::uint64_t>(reader, "shm_min_bytes_multi_gpu");
+  d.overflow_gid = check_tables::value_of<std::uint32_t>(reader, "overflow_gid");
+  d.plugin_manifest = check_tables::value_of<std::string>(reader, "k8s_device_plugin_manifest");
+  return d;
+}
+
+const check_tables::TableLoader<Data, &container_data_from> kContainerTable("container.json");
+
+}  // namespace
+
 const Data& data() {
-  static const Data parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_container());
-    Data d;
-    d.shm_min = json.at("shm_min_bytes_multi_gpu").get<std::uint64_t>();
-    d.overflow_gid = json.at("overflow_gid").get<std::uint32_t>();
-    d.plugin_manifest = json.at("k8s_device_plugin_manifest").get<std::string>();
-    return d;
-  }();
-  return parsed;
+  return kContainerTable.get();
 }
 
 Runtime describe_runtime(const Host& host, const std::string& kind) {

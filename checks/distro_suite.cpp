@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "embedded_data.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
+#include "table_loader.h"
 
 namespace rocm_doctor::distro_suite {
 
@@ -27,22 +27,34 @@ struct Data {
   std::vector<Debian> debian;
 };
 
-const Data& data() {
-  static const Data parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_distro_suites());
-    Data result;
-    result.amd_suites = json.at("amd_suites").get<std::vector<std::string>>();
-    for (const auto& row : json.at("ubuntu")) {
-      result.ubuntu.push_back(
+// Throws "distro_suites.json: KEY: what" on a missing or mistyped key or row field: the
+// TableLoader makes it the error value.
+Data distro_suites_from(data_table::TableReader& reader) {
+  Data result;
+  result.amd_suites = check_tables::value_of<std::vector<std::string>>(reader, "amd_suites");
+  result.ubuntu = check_tables::read_key(reader, "ubuntu", [](const nlohmann::json& rows) {
+    std::vector<Ubuntu> releases;
+    for (const auto& row : rows) {
+      releases.push_back(
           {row.at("codename").get<std::string>(), row.at("version").get<std::string>(), row.at("lts").get<bool>()});
     }
-    for (const auto& row : json.at("debian")) {
-      result.debian.push_back({row.at("codename").get<std::string>(), row.at("version").get<std::string>(),
-                               row.at("suite").get<std::string>()});
+    return releases;
+  });
+  result.debian = check_tables::read_key(reader, "debian", [](const nlohmann::json& rows) {
+    std::vector<Debian> releases;
+    for (const auto& row : rows) {
+      releases.push_back({row.at("codename").get<std::string>(), row.at("version").get<std::string>(),
+                          row.at("suite").get<std::string>()});
     }
-    return result;
-  }();
-  return parsed;
+    return releases;
+  });
+  return result;
+}
+
+const check_tables::TableLoader<Data, &distro_suites_from> kDistroSuitesTable("distro_suites.json");
+
+const Data& data() {
+  return kDistroSuitesTable.get();
 }
 
 const Ubuntu* ubuntu_by_codename(std::string_view codename) {

@@ -41,8 +41,7 @@ struct PciKnowledge {
 };
 inline constexpr std::uint32_t kAmdVendor = 0x1002;
 
-PciKnowledge parse_pci_knowledge(std::string_view json_text);
-// The knowledge compiled into the binary.
+// The table (overlays included), read once; throws with "pci_vendors.json: KEY: ..." when broken.
 const PciKnowledge& pci_knowledge();
 
 // "0000:03:00.0 [1002:744c] VGA" style label; hex without 0x.

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "driver.h"
-#include "embedded_data.h"
 #include "rocm_doctor/text.h"
+#include "table_loader.h"
 
 namespace rocm_doctor::driver {
 
@@ -73,24 +73,38 @@ bool PciKnowledge::is_amd_gpu(std::uint32_t vendor, std::uint32_t pci_class) con
   return vendor == kAmdVendor && (is_display(pci_class) || amd_compute_classes.contains(pci_class >> 8));
 }
 
-PciKnowledge parse_pci_knowledge(std::string_view json_text) {
-  const auto json = nlohmann::json::parse(json_text);
+namespace {
+
+// {"0x1002": "AMD", ...} by id; a key that is no sysfs hex id throws (read_key names the key).
+std::map<std::uint32_t, std::string> pci_names_by_id(const nlohmann::json& names) {
+  std::map<std::uint32_t, std::string> result;
+  for (const auto& [key, name] : names.items()) {
+    const auto id = parse_sysfs_hex(key);
+    if (!id) throw std::invalid_argument("\"" + key + "\" is no hex id");
+    result[*id] = name.get<std::string>();
+  }
+  return result;
+}
+
+// Throws "pci_vendors.json: KEY: what" on a missing or mistyped key or row field: the
+// TableLoader makes it the error value.
+PciKnowledge pci_knowledge_from(data_table::TableReader& reader) {
   PciKnowledge knowledge;
-  for (const auto& [key, name] : json.at("vendors").items()) {
-    if (const auto id = parse_sysfs_hex(key)) knowledge.vendor_names[*id] = name.get<std::string>();
-  }
-  if (const auto base = parse_sysfs_hex(json.at("display_base_class").get<std::string>())) {
-    knowledge.display_base_class = *base;
-  }
-  for (const auto& [key, name] : json.at("amd_compute_classes").items()) {
-    if (const auto id = parse_sysfs_hex(key)) knowledge.amd_compute_classes[*id] = name.get<std::string>();
-  }
+  knowledge.vendor_names = check_tables::read_key(reader, "vendors", pci_names_by_id);
+  const auto base = check_tables::value_of<std::string>(reader, "display_base_class");
+  const auto base_class = parse_sysfs_hex(base);
+  if (!base_class) throw std::invalid_argument(reader.error("display_base_class", "\"" + base + "\" is no hex id"));
+  knowledge.display_base_class = *base_class;
+  knowledge.amd_compute_classes = check_tables::read_key(reader, "amd_compute_classes", pci_names_by_id);
   return knowledge;
 }
 
+const check_tables::TableLoader<PciKnowledge, &pci_knowledge_from> kPciVendorsTable("pci_vendors.json");
+
+}  // namespace
+
 const PciKnowledge& pci_knowledge() {
-  static const PciKnowledge knowledge = parse_pci_knowledge(embedded::data_pci_vendors());
-  return knowledge;
+  return kPciVendorsTable.get();
 }
 
 }  // namespace rocm_doctor::driver

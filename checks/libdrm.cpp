@@ -3,11 +3,9 @@
 // No such file or directory" and names the GPU "AMD Radeon Graphics" or "Unknown AMD GPU";
 // container images that copy /opt/amdgpu/lib without /opt/amdgpu/share, or keep a link to a
 // file another layer removed, are the usual cause.
-#include <nlohmann/json.hpp>
-
-#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/shell.h"
+#include "table_loader.h"
 
 namespace rocm_doctor::libdrm_check {
 namespace {
@@ -20,13 +18,18 @@ struct Data {
   std::string distro_ids;
 };
 
+// Throws "libdrm.json: KEY: what" on a missing or mistyped key or row field: the
+// TableLoader makes it the error value.
+Data libdrm_data_from(data_table::TableReader& reader) {
+  return Data{check_tables::value_of<std::vector<std::string>>(reader, "amd_libraries"),
+              check_tables::value_of<std::string>(reader, "amd_ids"),
+              check_tables::value_of<std::string>(reader, "distro_ids")};
+}
+
+const check_tables::TableLoader<Data, &libdrm_data_from> kLibdrmTable("libdrm.json");
+
 const Data& data() {
-  static const Data parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_libdrm());
-    return Data{json.at("amd_libraries").get<std::vector<std::string>>(), json.at("amd_ids").get<std::string>(),
-                json.at("distro_ids").get<std::string>()};
-  }();
-  return parsed;
+  return kLibdrmTable.get();
 }
 
 std::string parent_of(const std::string& path) {

@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
 #include "rocm_doctor/text.h"
+#include "table_loader.h"
 
 namespace rocm_doctor::opencl {
 
@@ -26,19 +26,27 @@ struct Data {
   std::vector<Implementation> implementations;
 };
 
-const Data& data() {
-  static const Data parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_opencl());
-    Data result;
-    result.vendor_dir = json.at("vendor_dir").get<std::string>();
-    result.amd_runtime = json.at("amd_runtime").get<std::string>();
-    for (const auto& row : json.at("implementations")) {
-      result.implementations.push_back({row.at("library").get<std::string>(), row.at("name").get<std::string>(),
-                                        row.at("drives_amd").get<std::string>(), row.at("rocm").get<bool>()});
+// Throws "opencl.json: KEY: what" on a missing or mistyped key or row field: the
+// TableLoader makes it the error value.
+Data opencl_data_from(data_table::TableReader& reader) {
+  Data result;
+  result.vendor_dir = check_tables::value_of<std::string>(reader, "vendor_dir");
+  result.amd_runtime = check_tables::value_of<std::string>(reader, "amd_runtime");
+  result.implementations = check_tables::read_key(reader, "implementations", [](const nlohmann::json& rows) {
+    std::vector<Implementation> implementations;
+    for (const auto& row : rows) {
+      implementations.push_back({row.at("library").get<std::string>(), row.at("name").get<std::string>(),
+                                 row.at("drives_amd").get<std::string>(), row.at("rocm").get<bool>()});
     }
-    return result;
-  }();
-  return parsed;
+    return implementations;
+  });
+  return result;
+}
+
+const check_tables::TableLoader<Data, &opencl_data_from> kOpenclTable("opencl.json");
+
+const Data& data() {
+  return kOpenclTable.get();
 }
 
 }  // namespace

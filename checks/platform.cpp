@@ -5,11 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "distro_suite.h"
 #include "driver.h"
-#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/dpkg_database.h"
 #include "rocm_doctor/facts/rocm_install.h"
@@ -141,22 +139,15 @@ namespace {
 
 constexpr std::string_view kCheckId = "platform";
 
-const nlohmann::json& platform_data() {
-  static const nlohmann::json json = nlohmann::json::parse(embedded::data_platform());
-  return json;
-}
-
 // The support-list name of this distribution ("Ubuntu"), or of the one it derives from.
 std::pair<std::string, bool> list_name(const SystemFacts& facts) {
-  const auto& names = platform_data().at("distributions");
-  if (names.contains(facts.os_id)) return {names.at(facts.os_id).get<std::string>(), true};
-  const auto& like = platform_data().at("like");
+  const auto& names = platform_table().distributions;
+  if (const auto it = names.find(facts.os_id); it != names.end()) return {it->second, true};
+  const auto& like = platform_table().like;
   for (const auto word : split_words(facts.os_id_like)) {
-    const std::string id(word);
-    if (like.contains(id)) {
-      const auto target = like.at(id).get<std::string>();
-      if (names.contains(target)) return {names.at(target).get<std::string>(), false};
-    }
+    const auto target = like.find(std::string(word));
+    if (target == like.end()) continue;
+    if (const auto it = names.find(target->second); it != names.end()) return {it->second, false};
   }
   return {"", false};
 }
@@ -314,10 +305,10 @@ std::optional<Finding> virtualized(const Host& host, std::string& hypervisor,
   const auto vendor = host.read_trimmed("/sys/class/dmi/id/sys_vendor").value_or("");
   const auto product = host.read_trimmed("/sys/class/dmi/id/product_name").value_or("");
   const auto dmi = vendor + " " + product;
-  for (const auto& row : platform_data().at("hypervisor_vendors")) {
-    if (dmi.find(row.at("match").get<std::string>()) == std::string::npos) continue;
+  for (const auto& row : platform_table().hypervisor_vendors) {
+    if (dmi.find(row.match) == std::string::npos) continue;
     if (product.find("metal") != std::string::npos) break;  // bare-metal cloud instances
-    hypervisor = row.at("name").get<std::string>();
+    hypervisor = row.name;
     evidence.emplace_back("/sys/class/dmi/id/sys_vendor", vendor + " / " + product);
     break;
   }

@@ -2,6 +2,7 @@
 // ROCm support list (checks/data/rocm_releases.json), and virtual machine markers.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,19 @@ bool kernel_matches(std::string_view release, const std::vector<KernelSpec>& spe
 
 // /proc/cpuinfo "flags" lines include "hypervisor" (the CPUID bit every hypervisor sets).
 bool cpuinfo_has_hypervisor(std::string_view cpuinfo);
+
+// checks/data/platform.json, read once through its typed loader (platform_table.cpp).
+struct HypervisorVendor {
+  std::string match;  // a substring of DMI sys_vendor + " " + product_name
+  std::string name;   // "QEMU/KVM"
+};
+struct PlatformTable {
+  std::map<std::string, std::string> distributions;  // os-release ID -> the support list's name
+  std::map<std::string, std::string> like;           // an ID_LIKE word -> an ID of distributions
+  std::vector<HypervisorVendor> hypervisor_vendors;  // the first that matches names the hypervisor
+};
+// The table (overlays included); throws with "platform.json: KEY: ..." when it is broken.
+const PlatformTable& platform_table();
 
 }  // namespace rocm_doctor::platform
 

@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/kb.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
+#include "table_loader.h"
 
 namespace rocm_doctor {
 
@@ -45,18 +45,26 @@ struct Data {
   int rocm_numbered_below = 20;
 };
 
-const Data& data() {
-  static const Data parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_python_site());
-    Data result;
-    for (const auto& row : json.at("packages")) {
-      result.packages.push_back({row.at("name").get<std::string>(), row.at("rocm_source").get<std::string>(),
-                                 row.at("what").get<std::string>()});
+// Throws "python_site.json: KEY: what" on a missing or mistyped key or row field: the
+// TableLoader makes it the error value.
+Data python_site_from(data_table::TableReader& reader) {
+  Data result;
+  result.packages = check_tables::read_key(reader, "packages", [](const nlohmann::json& rows) {
+    std::vector<Package> packages;
+    for (const auto& row : rows) {
+      packages.push_back({row.at("name").get<std::string>(), row.at("rocm_source").get<std::string>(),
+                          row.at("what").get<std::string>()});
     }
-    result.rocm_numbered_below = json.at("rocm_numbered_below").get<int>();
-    return result;
-  }();
-  return parsed;
+    return packages;
+  });
+  result.rocm_numbered_below = check_tables::value_of<int>(reader, "rocm_numbered_below");
+  return result;
+}
+
+const check_tables::TableLoader<Data, &python_site_from> kPythonSiteTable("python_site.json");
+
+const Data& data() {
+  return kPythonSiteTable.get();
 }
 
 // A site folder pip installs into, and how to run that interpreter's pip.

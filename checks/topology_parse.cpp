@@ -5,25 +5,42 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
 #include "rocm_doctor/text.h"
+#include "table_loader.h"
 #include "topology.h"
 
 namespace rocm_doctor::topology {
 
+namespace {
+
+// "2" -> 2 (an io_link_types key); throws on anything else.
+unsigned topology_link_type_number(const std::string& key) {
+  const auto number = parse_uint(key);
+  if (!number || *number > 0xffffffffU) throw std::invalid_argument("\"" + key + "\" is no link type number");
+  return static_cast<unsigned>(*number);
+}
+
+// Throws "topology.json: KEY: what" on a missing or mistyped key or row field: the
+// TableLoader makes it the error value.
+TopologyData topology_data_from(data_table::TableReader& reader) {
+  TopologyData d;
+  d.link_types = check_tables::read_key(reader, "io_link_types", [](const nlohmann::json& types) {
+    std::map<unsigned, std::string> names;
+    for (const auto& [key, value] : types.items()) names[topology_link_type_number(key)] = value.get<std::string>();
+    return names;
+  });
+  d.idle_speed = check_tables::value_of<double>(reader, "idle_link_speed_gts");
+  d.passthrough_args = check_tables::value_of<std::vector<std::string>>(reader, "passthrough_args");
+  d.generations = check_tables::value_of<std::map<std::string, std::string>>(reader, "pcie_generations");
+  return d;
+}
+
+const check_tables::TableLoader<TopologyData, &topology_data_from> kTopologyTable("topology.json");
+
+}  // namespace
+
 const TopologyData& topology_data() {
-  static const TopologyData parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_topology());
-    TopologyData d;
-    for (const auto& [key, value] : json.at("io_link_types").items()) {
-      d.link_types[static_cast<unsigned>(std::stoul(key))] = value.get<std::string>();
-    }
-    d.idle_speed = json.at("idle_link_speed_gts").get<double>();
-    d.passthrough_args = json.at("passthrough_args").get<std::vector<std::string>>();
-    d.generations = json.at("pcie_generations").get<std::map<std::string, std::string>>();
-    return d;
-  }();
-  return parsed;
+  return kTopologyTable.get();
 }
 
 std::optional<double> parse_link_speed(std::string_view text) {

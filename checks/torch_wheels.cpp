@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
 #include "probe_support.h"
 #include "rocm_doctor/facts/rocm_install.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/text.h"
+#include "table_loader.h"
 
 namespace rocm_doctor::torch_wheels {
 
@@ -27,22 +27,32 @@ int version_key(std::string_view version) {
                           parse_uint(text.substr(dot + 1)).value_or(0));
 }
 
+// Every (torch, index) pair of the table's wheels, oldest first. Throws "torch_wheels.json:
+// KEY: what" on a missing or mistyped key or row field, or an index that is no "rocmX.Y"
+// (the TableLoader makes it the error value); choose_wheel needs at least one wheel.
+std::vector<Wheel> torch_wheels_from(data_table::TableReader& reader) {
+  const auto base = check_tables::value_of<std::string>(reader, "index_base");
+  auto rows = check_tables::read_key(reader, "wheels", [&](const nlohmann::json& wheels) {
+    std::vector<Wheel> pairs;
+    for (const auto& row : wheels) {
+      for (const auto& index : row.at("indexes")) {
+        const auto name = index.get<std::string>();
+        if (!name.starts_with("rocm")) throw std::invalid_argument("index \"" + name + "\" is no rocmX.Y");
+        pairs.push_back({row.at("torch").get<std::string>(), name, name.substr(4), base + name});
+      }
+    }
+    return pairs;
+  });
+  if (rows.empty()) throw std::invalid_argument(reader.error("wheels", "must name at least one wheel"));
+  return rows;
+}
+
+const check_tables::TableLoader<std::vector<Wheel>, &torch_wheels_from> kTorchWheelsTable("torch_wheels.json");
+
 }  // namespace
 
 std::vector<Wheel> table() {
-  static const std::vector<Wheel> wheels = [] {
-    const auto json = nlohmann::json::parse(embedded::data_torch_wheels());
-    const auto base = json.at("index_base").get<std::string>();
-    std::vector<Wheel> rows;
-    for (const auto& row : json.at("wheels")) {
-      for (const auto& index : row.at("indexes")) {
-        const auto name = index.get<std::string>();
-        rows.push_back({row.at("torch").get<std::string>(), name, name.substr(4), base + name});
-      }
-    }
-    return rows;
-  }();
-  return wheels;
+  return kTorchWheelsTable.get();
 }
 
 WheelChoice choose_wheel(std::string_view rocm_release) {

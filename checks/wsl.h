@@ -1,5 +1,5 @@
-// `wsl`: pure helpers behind the WSL check (tested with tables) and its data
-// (checks/data/wsl.json), shared by the check's files.
+// `wsl`: pure helpers behind the WSL check (tested with tables), shared by the check's
+// files; its data (checks/data/wsl.json) is rocm_doctor/wsl_table.h.
 #pragma once
 
 #include <optional>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/wsl_table.h"
 
 namespace rocm_doctor::wsl {
 
@@ -17,49 +18,8 @@ inline constexpr std::string_view kCheckId = "wsl";
 // WSL1 kernels read "4.4.0-19041-Microsoft"; WSL2 ones "5.15.153.1-microsoft-standard-WSL2".
 bool is_wsl1_kernel(std::string_view kernel_release);
 
-// One row of checks/data/wsl.json `supported`.
-struct SupportRow {
-  std::string gfx;
-  std::vector<std::string> products;
-  std::string since;  // first ROCm release whose WSL matrix lists it
-  std::string note;
-};
 // The row's gfx when `gfx` is on the WSL list.
 std::optional<std::string> supported_entry(const std::vector<SupportRow>& rows, std::string_view gfx);
-
-// One ROCm release AMD shipped for WSL and the Windows driver it was paired with.
-struct ReleaseRow {
-  std::string rocm;
-  std::string runtime;
-  std::string adrenalin;
-  std::string source;
-};
-
-struct Data {
-  std::vector<std::string> libraries;
-  std::string legacy_package;
-  std::string enable_variable;
-  std::string lib_dir;
-  std::string dxcore;
-  std::string driver_requirement;
-  std::string driver_source;
-  std::vector<SupportRow> supported;
-  std::vector<ReleaseRow> releases;
-  std::string dxg_required_before;
-  std::string dxg_disable_value;
-  std::string dxg_source;
-  unsigned windows_min_build = 0;
-  std::string windows_name;
-  std::string windows_source;
-  std::vector<std::string> inbox_kernels;
-  std::string inbox_kernels_source;
-  std::string min_kernel;
-  std::string min_kernel_note;
-  std::string driver_store_dir;
-  std::string amd_package_prefix;
-  std::vector<std::string> interop_binfmt;
-};
-const Data& data();
 
 // What `HSA_ENABLE_DXG_DETECTION` does on a release: "" (the release finds the
 // WSL GPU), else why it does not. `release` empty: unknown.

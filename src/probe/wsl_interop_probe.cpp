@@ -8,17 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "embedded_data.h"
 #include "probe/child_process.h"
+#include "rocm_doctor/wsl_table.h"
 
 namespace rocm_doctor::probe {
 
 namespace {
 
-const nlohmann::json& interop_data() {
-  static const auto data = nlohmann::json::parse(embedded::data_wsl()).at("interop");
-  return data;
-}
 constexpr std::size_t kOutputLimit = 16 * 1024;
 
 void append_utf8(std::string& out, std::uint32_t code) {
@@ -82,9 +78,11 @@ nlohmann::json run_command(const std::string& program, std::vector<std::string> 
 }  // namespace
 
 bool wsl_interop_enabled(const Host& host) {
-  // The binfmt_misc entries are facts of checks/data/wsl.json (interop.binfmt).
-  static const auto paths = interop_data().at("binfmt").get<std::vector<std::string>>();
-  for (const auto& path : paths) {
+  // The binfmt_misc entries are facts of checks/data/wsl.json (interop.binfmt); a broken
+  // table plans no interop probe (the wsl check reports the table's error).
+  const auto& table = wsl::load_table();
+  if (!table) return false;
+  for (const auto& path : table->interop_binfmt) {
     const auto text = host.read_file(path, 4096);
     if (text && text->rfind("enabled", 0) == 0) return true;
   }
@@ -135,7 +133,9 @@ nlohmann::json run_wsl_interop_probe(std::chrono::milliseconds timeout, const st
   const auto begin = std::chrono::steady_clock::now();
   const char* path = std::getenv("PATH");
   const std::string path_variable = path != nullptr ? path : "";
-  const auto folder = interop_data().at("windows_folder").get<std::string>();
+  const auto& table = wsl::load_table();
+  if (!table) return {{"status", "error"}, {"error", table.error()}, {"elapsed_ms", 0}};
+  const auto& folder = table->interop_windows_folder;
   nlohmann::json result;
   result["cmd_ver"] =
       run_command(find_windows_program("cmd.exe", path_variable, folder), {"cmd.exe", "/c", "ver"}, timeout, cancel);
