@@ -6,6 +6,7 @@
 
 #include "driver.h"
 #include "embedded_data.h"
+#include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor::driver {
@@ -70,7 +71,7 @@ std::string PciKnowledge::vendor_name(std::uint32_t vendor) const {
 }
 
 bool PciKnowledge::is_amd_gpu(std::uint32_t vendor, std::uint32_t pci_class) const {
-  return vendor == kAmdVendor && (is_display(pci_class) || amd_compute_classes.contains(pci_class >> 8));
+  return vendor == kb::kAmdPciVendor && (is_display(pci_class) || amd_compute_classes.contains(pci_class >> 8));
 }
 
 PciKnowledge parse_pci_knowledge(std::string_view json_text) {
