@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "rocm_doctor/check.h"
+#include "rocm_doctor/kb.h"
 #include "rocm_doctor/kernel_cmdline_fix.h"
 #include "rocm_doctor/shell.h"
 #include "rocm_doctor/system_facts.h"
@@ -83,9 +84,9 @@ Finding no_amd_gpu(const PciScan& scan) {
   std::string summary = "No AMD GPU on the PCI bus";
   if (!others.empty()) summary += ": found " + join(others, ", ") + " instead";
   auto finding = make_finding("driver.no-amd-gpu", Severity::error, summary)
-                     .because(
-                         "ROCm runs only on AMD GPUs (PCI vendor 0x1002). Without one, no ROCm program can use "
-                         "a GPU here; frameworks fall back to the CPU or fail.");
+                     .because("ROCm runs only on AMD GPUs (PCI vendor 0x" + hex4(kb::kAmdPciVendor) +
+                              "). Without one, no ROCm program can use a GPU here; frameworks fall back to the CPU or "
+                              "fail.");
   if (scan.error) {
     finding.with_evidence(kPciDevices, scan.error->message);
   } else if (others.empty()) {
@@ -101,7 +102,7 @@ Finding no_amd_gpu(const PciScan& scan) {
       make_fix(kCheckId,
                "Run ROCm on a machine with a supported AMD GPU. In a virtual machine, pass the AMD GPU through (VFIO) "
                "first; then this list shows it.",
-               {"lspci -nn -d 1002:"}));
+               {"lspci -nn -d " + hex4(kb::kAmdPciVendor) + ":"}));
 }
 
 Finding nomodeset(const Host& host, const KernelCmdline& cmdline, const SystemFacts& facts,

@@ -39,7 +39,6 @@ struct PciKnowledge {
   [[nodiscard]] bool is_display(std::uint32_t pci_class) const { return (pci_class >> 16) == display_base_class; }
   [[nodiscard]] bool is_amd_gpu(std::uint32_t vendor, std::uint32_t pci_class) const;
 };
-inline constexpr std::uint32_t kAmdVendor = 0x1002;
 
 // The table (overlays included), read once; throws with "pci_vendors.json: KEY: ..." when broken.
 const PciKnowledge& pci_knowledge();

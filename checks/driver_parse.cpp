@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver.h"
+#include "rocm_doctor/kb.h"
 #include "rocm_doctor/text.h"
 #include "table_loader.h"
 
@@ -70,7 +71,7 @@ std::string PciKnowledge::vendor_name(std::uint32_t vendor) const {
 }
 
 bool PciKnowledge::is_amd_gpu(std::uint32_t vendor, std::uint32_t pci_class) const {
-  return vendor == kAmdVendor && (is_display(pci_class) || amd_compute_classes.contains(pci_class >> 8));
+  return vendor == kb::kAmdPciVendor && (is_display(pci_class) || amd_compute_classes.contains(pci_class >> 8));
 }
 
 namespace {

@@ -30,7 +30,7 @@ std::vector<VirtualFunction> virtual_functions(const Host& host) {
   std::vector<VirtualFunction> functions;
   for (const auto& entry : host.list_dir("/sys/bus/pci/devices").value_or(std::vector<DirEntry>{})) {
     const auto base = "/sys/bus/pci/devices/" + entry.name;
-    if (read_id(host, base + "/vendor") != driver::kAmdVendor) continue;
+    if (read_id(host, base + "/vendor") != kb::kAmdPciVendor) continue;
     const auto device = read_id(host, base + "/device");
     const auto revision = read_id(host, base + "/revision");
     const auto* known = device ? kb::knowledge_base().pci_device(*device, revision) : nullptr;

@@ -33,6 +33,10 @@ std::optional<GfxVersion> parse_gfx_name(std::string_view name);
 
 namespace kb {
 
+// AMD's PCI vendor id: the one place the code knows it. checks/data/pci_ids.json says it too
+// (its "vendor" key, the vendor of every row), and the table's loader fails when they differ.
+inline constexpr std::uint32_t kAmdPciVendor = 0x1002;
+
 struct Workaround {
   std::string override_value;  // "10.3.0"
   std::string runs_as;         // "gfx1030"

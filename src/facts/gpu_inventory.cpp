@@ -15,7 +15,6 @@ namespace rocm_doctor {
 namespace {
 
 constexpr std::string_view kTopology = "/sys/class/kfd/kfd/topology/nodes";
-constexpr std::uint32_t kAmdVendor = 0x1002;
 
 // What the PCI and DRM sysfs say about one function.
 struct PciFunction {
@@ -59,7 +58,7 @@ std::vector<PciFunction> scan_pci(const Host& host) {
     PciFunction function;
     function.bdf = entry.name;
     function.vendor = read_hex(host, base + "/vendor").value_or(0);
-    if (function.vendor != kAmdVendor) continue;
+    if (function.vendor != kb::kAmdPciVendor) continue;
     if (!is_gpu_class(host.read_trimmed(base + "/class").value_or(""))) continue;
     function.device = read_hex(host, base + "/device").value_or(0);
     function.subsystem_vendor = read_hex(host, base + "/subsystem_vendor");
@@ -92,7 +91,7 @@ std::vector<DrmCard> scan_drm(const Host& host) {
   for (const auto& entry : *entries) {
     if (!is_card_name(entry.name)) continue;
     const std::string base = "/sys/class/drm/" + entry.name;
-    if (read_hex(host, base + "/device/vendor").value_or(0) != kAmdVendor) continue;
+    if (read_hex(host, base + "/device/vendor").value_or(0) != kb::kAmdPciVendor) continue;
     DrmCard card;
     card.card = entry.name;
     card.bdf = card_bdf(host, base);

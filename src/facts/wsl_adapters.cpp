@@ -10,8 +10,6 @@ namespace rocm_doctor {
 
 namespace {
 
-constexpr std::uint32_t kAmdPciVendor = 0x1002;
-
 std::optional<std::uint32_t> hex_field(const nlohmann::json& entry, const char* key) {
   const auto it = entry.find(key);
   if (it == entry.end() || !it->is_string()) return std::nullopt;
@@ -73,7 +71,7 @@ nlohmann::ordered_json json_or_null(const std::optional<T>& value) {
 }  // namespace
 
 bool WslAdapter::amd() const {
-  return vendor_id == kAmdPciVendor;
+  return vendor_id == kb::kAmdPciVendor;
 }
 
 std::string WslAdapter::display_name() const {

@@ -1,236 +1,71 @@
-// Loads checks/data/{gfx_targets,pci_ids,rocm_releases,rocm_libraries}.json
-// (compiled in) and validates them once.
+// The knowledge base (kb.h) over checks/data/{gfx_targets,pci_ids,rocm_releases,rocm_libraries}.json:
+// each table read by its one typed loader (kb_tables.h) on first use, references between them
+// checked by parse_knowledge_base.
 #include <algorithm>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <stdexcept>
 
-#include "embedded_data.h"
-#include "rocm_doctor/kb.h"
+#include "kb_tables.h"
+#include "rocm_doctor/knowledge.h"
 #include "rocm_doctor/text.h"
 #include "rocm_doctor/versions.h"
 
 namespace rocm_doctor::kb {
 
-namespace {
-
-using nlohmann::json;
-
-[[noreturn]] void fail(const std::string& file, const std::string& message) {
-  throw std::runtime_error("knowledge base " + file + ": " + message);
-}
-
-json parse_file(std::string_view text, const std::string& file) {
-  auto parsed = json::parse(text, nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) fail(file, "not a JSON object");
-  const auto sources = parsed.value("_sources", json::array());
-  if (!sources.is_array() || sources.empty()) fail(file, "no _sources");
-  return parsed;
-}
-
-std::vector<std::string> strings(const json& value) {
-  std::vector<std::string> out;
-  if (value.is_array()) {
-    for (const auto& item : value) {
-      if (item.is_string()) out.push_back(item.get<std::string>());
-    }
-  }
-  return out;
-}
-
-std::string text_of(const json& row, const char* key) {
-  const auto it = row.find(key);
-  return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-GfxTarget parse_target(const json& row) {
-  GfxTarget target;
-  target.gfx = text_of(row, "gfx");
-  target.family = text_of(row, "family");
-  target.isa_family = text_of(row, "isa_family");
-  if (const auto override_value = text_of(row, "override"); !override_value.empty()) {
-    target.version = parse_override_value(override_value);
-    if (!target.version) fail("gfx_targets.json", target.gfx + ": bad override " + override_value);
-  }
-  target.apu = row.value("apu", false);
-  target.products = strings(row.value("products", json::array()));
-  target.notes = text_of(row, "notes");
-  target.sources = strings(row.value("sources", json::array()));
-  if (row.contains("workaround")) {
-    const auto& raw = row["workaround"];
-    target.workaround = Workaround{text_of(raw, "override"), text_of(raw, "runs_as"), text_of(raw, "reliability"),
-                                   text_of(raw, "note"), strings(raw.value("sources", json::array()))};
-  }
-  if (row.contains("support_history")) {
-    const auto& raw = row["support_history"];
-    target.history = SupportHistory{text_of(raw, "text"), text_of(raw, "last_release"),
-                                    strings(raw.value("sources", json::array()))};
-  }
-  return target;
-}
-
-}  // namespace
-
-// The table types are not file-local: KnowledgeBase::Tables (kb.h) holds them, and a
-// member of internal-linkage type in a class of external linkage is a warning
-// (-Wsubobject-linkage) wherever this file is not the main file, as in a unity build.
-
-// A table parsed on first use; call_once makes concurrent first uses safe
-// and lets a throwing parse be retried (and throw again) later.
-template <typename T>
-class ParsedOnce {
+// One table of a KnowledgeBase, read on first use. Its text is the table's current one (the
+// built-in or installed overlay text) for knowledge_base(): then it is the shared loader's
+// result, parsed once for every reader; any other text (a test's, install()'s merged overlays
+// before they are installed) is parsed here. Not file-local: KnowledgeBase::Tables holds it.
+template <typename T, data_table::LoadResult<T> (*Read)(data_table::TableReader&)>
+class KbTableSlot {
  public:
-  template <typename Parse>
-  const T& get(Parse parse) const {
-    std::call_once(once_, [&] { value_ = parse(); });
-    return *value_;
+  KbTableSlot(std::string_view file, std::string_view text) : file_(file), text_(text) {}
+
+  // The table; throws std::runtime_error naming the file and key on each use when it is broken.
+  const T& get() const {
+    std::call_once(once_, [&] { result_ = &resolve(); });
+    if (!*result_) throw std::runtime_error("knowledge base " + result_->error());
+    return **result_;
   }
 
  private:
+  const data_table::LoadResult<T>& resolve() const {
+    if (text_.data() == knowledge::table_text(file_).data()) return data_table::load<T, Read>(file_);
+    own_ = read_kb_table_text<T, Read>(file_, text_);
+    return *own_;
+  }
+
+  std::string_view file_;
+  std::string_view text_;
   mutable std::once_flag once_;
-  mutable std::optional<T> value_;
-};
-
-template <typename Row>
-struct Table {
-  std::vector<Row> rows;
-  std::vector<std::string> sources;  // the file's _sources
-};
-
-struct ReleaseTable : Table<Release> {
-  PerDeviceOverride per_device_override;
+  mutable const data_table::LoadResult<T>* result_ = nullptr;
+  mutable std::optional<data_table::LoadResult<T>> own_;
 };
 
 namespace {
 
-// Parses one file and fills its rows with `load`; any error names the file.
-template <typename T, typename Load>
-T load_table(std::string_view text, const std::string& file_name, Load load) {
-  const auto file = parse_file(text, file_name);
-  T table;
-  try {
-    load(table, file);
-  } catch (const nlohmann::json::exception& error) {
-    throw std::runtime_error("knowledge base " + file_name + ": malformed table: " + error.what());
-  }
-  table.sources = strings(file["_sources"]);
-  return table;
-}
-
-void load_targets(Table<GfxTarget>& table, const json& file) {
-  std::set<std::string> seen;
-  for (const auto& row : file.at("targets")) {
-    auto target = parse_target(row);
-    if (target.gfx.empty() || target.isa_family.empty()) fail("gfx_targets.json", "row without gfx/isa_family");
-    if (target.sources.empty()) fail("gfx_targets.json", target.gfx + ": no sources");
-    if (!seen.insert(target.gfx).second) fail("gfx_targets.json", "duplicate " + target.gfx);
-    if (target.version && gfx_name(*target.version) != target.gfx) {
-      fail("gfx_targets.json", target.gfx + ": override string does not spell this target");
-    }
-    table.rows.push_back(std::move(target));
-  }
-}
-
-void load_pci(Table<PciDevice>& table, const json& file) {
-  std::set<std::pair<std::uint32_t, std::int64_t>> seen;
-  for (const auto& row : file.at("devices")) {
-    PciDevice device;
-    const auto id = parse_uint(text_of(row, "device"), 16);
-    if (!id) fail("pci_ids.json", "bad device id " + text_of(row, "device"));
-    device.device = static_cast<std::uint32_t>(*id);
-    if (row.contains("revision") && row["revision"].is_string()) {
-      const auto revision = parse_uint(row["revision"].get<std::string>(), 16);
-      if (!revision) fail("pci_ids.json", "bad revision for " + text_of(row, "device"));
-      device.revision = static_cast<std::uint32_t>(*revision);
-    }
-    device.name = text_of(row, "name");
-    device.codename = text_of(row, "codename");
-    device.gfx = text_of(row, "gfx");
-    if (row.contains("xcds")) {
-      if (!row["xcds"].is_number_unsigned() || row["xcds"].get<unsigned>() == 0) {
-        fail("pci_ids.json", text_of(row, "device") + ": 'xcds' must be a positive integer");
-      }
-      device.xcds = row["xcds"].get<unsigned>();
-    }
-    if (row.contains("unified_memory")) {
-      if (!row["unified_memory"].is_boolean())
-        fail("pci_ids.json", text_of(row, "device") + ": 'unified_memory' must be true or false");
-      device.unified_memory = row["unified_memory"].get<bool>();
-    }
-    if (row.contains("virtual_function")) {
-      if (!row["virtual_function"].is_boolean())
-        fail("pci_ids.json", text_of(row, "device") + ": virtual_function is not a boolean");
-      device.virtual_function = row["virtual_function"].get<bool>();
-    }
-    device.sources = strings(row.value("sources", json::array()));
-    if (device.sources.empty()) fail("pci_ids.json", text_of(row, "device") + ": no sources");
-    if (!seen.insert({device.device, device.revision ? static_cast<std::int64_t>(*device.revision) : -1}).second) {
-      fail("pci_ids.json", "duplicate " + text_of(row, "device"));
-    }
-    table.rows.push_back(std::move(device));
-  }
-}
-
-void load_releases(ReleaseTable& table, const json& file) {
-  std::set<std::string> seen;
-  for (const auto& row : file.at("releases")) {
-    Release release;
-    release.release = text_of(row, "release");
-    release.patch_releases = strings(row.value("patch_releases", json::array()));
-    for (const auto& target : row.value("gfx_targets", json::array())) {
-      release.targets.push_back({text_of(target, "gfx"), text_of(target, "since")});
-    }
-    for (const auto& os : row.value("os", json::array())) {
-      release.os.push_back({text_of(os, "name"), text_of(os, "version"), text_of(os, "kernel")});
-    }
-    release.notes = text_of(row, "notes");
-    release.sources = strings(row.value("sources", json::array()));
-    if (release.sources.empty()) fail("rocm_releases.json", release.release + ": no sources");
-    if (!seen.insert(release.release).second) fail("rocm_releases.json", "duplicate " + release.release);
-    if (!table.rows.empty() && !version_less(table.rows.back().release, release.release)) {
-      fail("rocm_releases.json", "releases not oldest first at " + release.release);
-    }
-    table.rows.push_back(std::move(release));
-  }
-  if (table.rows.empty()) fail("rocm_releases.json", "no releases");
-  const auto& per_device = file.value("per_device_override", json::object());
-  table.per_device_override = {text_of(per_device, "since"), per_device.value("inferred", true),
-                               text_of(per_device, "note")};
-}
-
-void load_libraries(Table<MathLibrary>& table, const json& file) {
-  std::set<std::string> seen;
-  for (const auto& row : file.at("libraries")) {
-    MathLibrary library{text_of(row, "name"), text_of(row, "soname"), std::nullopt};
-    if (row.contains("kernels")) {
-      const auto& raw = row["kernels"];
-      library.kernels =
-          KernelLayout{text_of(raw, "base"), strings(raw.value("dirs", json::array())), text_of(raw, "match"),
-                       text_of(raw, "finding"), text_of(raw, "family_absent_severity")};
-    }
-    if (library.name.empty() || library.soname.empty()) fail("rocm_libraries.json", "row without name/soname");
-    if (!seen.insert(library.name).second) fail("rocm_libraries.json", "duplicate " + library.name);
-    table.rows.push_back(std::move(library));
-  }
+[[noreturn]] void fail_kb_reference(std::string_view file, std::string_view key, const std::string& message) {
+  throw std::runtime_error("knowledge base " + std::string(file) + ": " + std::string(key) + ": " + message);
 }
 
 // Every gfx name a table mentions must be a row of gfx_targets.json.
 void check_references(const KnowledgeBase& kb) {
   for (const auto& target : kb.targets()) {
     if (target.workaround && kb.target(target.workaround->runs_as) == nullptr) {
-      fail("gfx_targets.json", target.gfx + ": workaround runs as unknown " + target.workaround->runs_as);
+      fail_kb_reference(kGfxTargetsFile, "targets",
+                        target.gfx + ": workaround runs as unknown " + target.workaround->runs_as);
     }
   }
   for (const auto& device : kb.pci_devices()) {
     if (!device.gfx.empty() && kb.target(device.gfx) == nullptr) {
-      fail("pci_ids.json", device.name + ": unknown gfx " + device.gfx);
+      fail_kb_reference(kPciIdsFile, "devices", device.name + ": unknown gfx " + device.gfx);
     }
   }
   for (const auto& release : kb.releases()) {
     for (const auto& target : release.targets) {
-      if (kb.target(target.gfx) == nullptr) fail("rocm_releases.json", release.release + ": unknown gfx " + target.gfx);
+      if (kb.target(target.gfx) == nullptr)
+        fail_kb_reference(kRocmReleasesFile, "releases", release.release + ": unknown gfx " + target.gfx);
     }
   }
 }
@@ -252,31 +87,24 @@ std::vector<std::string> Release::target_names(std::string_view version) const {
 }
 
 struct KnowledgeBase::Tables {
-  TableTexts texts;
-  ParsedOnce<Table<GfxTarget>> targets;
-  ParsedOnce<Table<PciDevice>> pci;
-  ParsedOnce<ReleaseTable> releases;
-  ParsedOnce<Table<MathLibrary>> libraries;
+  KbTableSlot<GfxTargetTable, &read_gfx_targets_table> targets;
+  KbTableSlot<PciTable, &read_pci_ids_table> pci;
+  KbTableSlot<ReleaseTable, &read_rocm_releases_table> releases;
+  KbTableSlot<LibraryTable, &read_rocm_libraries_table> libraries;
 
-  const Table<GfxTarget>& target_table() const {
-    return targets.get(
-        [&] { return load_table<Table<GfxTarget>>(texts.gfx_targets, "gfx_targets.json", load_targets); });
-  }
-  const Table<PciDevice>& pci_table() const {
-    return pci.get([&] { return load_table<Table<PciDevice>>(texts.pci_ids, "pci_ids.json", load_pci); });
-  }
-  const ReleaseTable& release_table() const {
-    return releases.get([&] { return load_table<ReleaseTable>(texts.releases, "rocm_releases.json", load_releases); });
-  }
-  const Table<MathLibrary>& library_table() const {
-    return libraries.get(
-        [&] { return load_table<Table<MathLibrary>>(texts.libraries, "rocm_libraries.json", load_libraries); });
-  }
+  explicit Tables(const TableTexts& texts)
+      : targets(kGfxTargetsFile, texts.gfx_targets),
+        pci(kPciIdsFile, texts.pci_ids),
+        releases(kRocmReleasesFile, texts.releases),
+        libraries(kRocmLibrariesFile, texts.libraries) {}
+
+  const GfxTargetTable& target_table() const { return targets.get(); }
+  const PciTable& pci_table() const { return pci.get(); }
+  const ReleaseTable& release_table() const { return releases.get(); }
+  const LibraryTable& library_table() const { return libraries.get(); }
 };
 
-KnowledgeBase::KnowledgeBase(TableTexts texts) : tables_(std::make_unique<Tables>()) {
-  tables_->texts = texts;
-}
+KnowledgeBase::KnowledgeBase(TableTexts texts) : tables_(std::make_unique<Tables>(texts)) {}
 
 KnowledgeBase::~KnowledgeBase() = default;
 
@@ -378,8 +206,10 @@ std::unique_ptr<KnowledgeBase> parse_knowledge_base(TableTexts texts) {
 }
 
 const KnowledgeBase& knowledge_base() {
-  static const KnowledgeBase kb(TableTexts{embedded::data_gfx_targets(), embedded::data_pci_ids(),
-                                           embedded::data_rocm_releases(), embedded::data_rocm_libraries()});
+  // The texts as they are at first use (installed overlays included, install() runs first).
+  static const KnowledgeBase kb(TableTexts{knowledge::table_text(kGfxTargetsFile), knowledge::table_text(kPciIdsFile),
+                                           knowledge::table_text(kRocmReleasesFile),
+                                           knowledge::table_text(kRocmLibrariesFile)});
   return kb;
 }
 
