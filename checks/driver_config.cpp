@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 
+#include "apu_memory.h"
 #include "driver.h"
 #include "rocm_doctor/check.h"
 #include "rocm_doctor/kernel_cmdline_fix.h"
@@ -19,10 +20,6 @@ namespace {
 constexpr std::string_view kCheckId = "driver-config";
 constexpr std::string_view kSecureBootVar = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 constexpr std::string_view kDkmsTree = "/var/lib/dkms/amdgpu";
-// modprobe.d folders in modprobe's precedence order: a file name in an earlier folder hides
-// the same name in a later one.
-constexpr std::string_view kModprobeDirs[] = {"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d",
-                                              "/usr/lib/modprobe.d", "/lib/modprobe.d"};
 
 std::string regenerate_initramfs(Family family, const std::string& release) {
   if (family == Family::debian) return shell_command({"sudo", "update-initramfs", "-u", "-k", release});
@@ -36,12 +33,14 @@ struct BlacklistHit {
 
 std::vector<BlacklistHit> modprobe_blacklists(const Host& host) {
   std::map<std::string, std::string> files;  // file name -> full path of the one that counts
-  for (const auto dir : kModprobeDirs) {
+  // modprobe.d folders in modprobe's precedence order (apu_memory.json's modprobe_dirs): a
+  // file name in an earlier folder hides the same name in a later one.
+  for (const auto& dir : apu_memory::data().modprobe_dirs) {
     const auto entries = host.list_dir(dir);
     if (!entries) continue;
     for (const auto& entry : *entries) {
       if (!entry.name.ends_with(".conf") || files.contains(entry.name)) continue;
-      files[entry.name] = std::string(dir) + "/" + entry.name;
+      files[entry.name] = dir + "/" + entry.name;
     }
   }
   std::vector<BlacklistHit> hits;
