@@ -34,9 +34,9 @@ struct CausalRule {
   std::string source;
 };
 
-// The rules of a causal_rules.json text; an error names the rule and field.
+// The rules of a causal_rules.json text; an error names the file, the rule and field.
 tl::expected<std::vector<CausalRule>, std::string> parse_causal_rules(std::string_view json_text);
-// The compiled-in checks/data/causal_rules.json.
+// checks/data/causal_rules.json (overlays included), parsed once per table text.
 const std::vector<CausalRule>& causal_rules();
 
 // Sets every warning-or-error finding's `caused_by` and the report's

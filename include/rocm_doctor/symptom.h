@@ -72,9 +72,9 @@ struct Family {
   std::string except;
 };
 
-// The families of an error_families.json text; an error names the family and field.
+// The families of an error_families.json text; an error names the file, the family and field.
 tl::expected<std::vector<Family>, std::string> parse_families(std::string_view json_text);
-// The compiled-in checks/data/error_families.json.
+// checks/data/error_families.json (overlays included), parsed once per table text.
 const std::vector<Family>& families();
 // Its "round": bumped each time the family patterns are rewritten.
 int families_round();
@@ -97,9 +97,9 @@ struct Normalised {
 };
 Normalised normalise(std::string_view text);
 
-// The signatures of an error_signatures.json text; an error names the signature and field.
+// The signatures of an error_signatures.json text; an error names the file, the signature and field.
 tl::expected<std::vector<Signature>, std::string> parse_signatures(std::string_view json_text);
-// The compiled-in checks/data/error_signatures.json.
+// checks/data/error_signatures.json (overlays included), parsed once per table text.
 const std::vector<Signature>& signatures();
 // The signature with this id or literal name (case-insensitive), or nullptr.
 const Signature* find_signature(std::string_view id_or_name);
@@ -142,7 +142,8 @@ class Matcher {
   std::unique_ptr<Compiled> compiled_;
 };
 
-// The matcher over the compiled-in catalogue and families (built once).
+// The matcher over signatures() and families() (built once per catalogue: the built-in one,
+// or the overlaid one once the knowledge overlays are installed).
 const Matcher& default_matcher();
 
 // The report's `symptom` section (docs/report-format.md#symptom): the matches,

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "embedded_data.h"
+#include "rocm_doctor/data_table.h"
 #include "rocm_doctor/facts/gpu_inventory.h"
 #include "rocm_doctor/text.h"
 
@@ -18,22 +18,35 @@ constexpr std::size_t kMaxValueBytes = 120;
 constexpr std::size_t kMaxCmdlineBytes = 4096;  // the kernel's COMMAND_LINE_SIZE on x86
 constexpr std::size_t kMaxFirmwareFiles = 64;   // amdgpu has about 30 blocks
 
+constexpr std::string_view kFleetBaselineFile = "fleet_baseline.json";
+
 struct BaselineData {
   std::set<std::string, std::less<>> per_node_parameters;
   std::vector<std::string> key_environment;
 };
 
+tl::expected<BaselineData, std::string> read_fleet_baseline_table(data_table::TableReader& reader) {
+  BaselineData data;
+  auto parameters = reader.strings("per_node_cmdline_parameters");
+  if (!parameters) return tl::unexpected(parameters.error());
+  data.per_node_parameters.insert(parameters->begin(), parameters->end());
+  auto environment = reader.at("key_environment");
+  if (!environment) return tl::unexpected(environment.error());
+  if (!environment->get().is_array()) return tl::unexpected(reader.error("key_environment", "must be a list"));
+  for (const auto& row : environment->get()) {
+    auto name = data_table::text_field(row, "name");
+    if (name.empty()) return tl::unexpected(reader.error("key_environment", "a row has no name"));
+    data.key_environment.push_back(std::move(name));
+  }
+  return data;
+}
+
+[[maybe_unused]] const bool kFleetBaselineLoaderRegistered =
+    data_table::register_table_loader<BaselineData, &read_fleet_baseline_table>(kFleetBaselineFile);
+
+// Parsed once per table text (overlays included).
 const BaselineData& baseline_data() {
-  static const BaselineData parsed = [] {
-    const auto json = nlohmann::json::parse(embedded::data_fleet_baseline());
-    BaselineData data;
-    for (const auto& name : json.at("per_node_cmdline_parameters"))
-      data.per_node_parameters.insert(name.get<std::string>());
-    for (const auto& entry : json.at("key_environment"))
-      data.key_environment.push_back(entry.at("name").get<std::string>());
-    return data;
-  }();
-  return parsed;
+  return data_table::require(data_table::load<BaselineData, &read_fleet_baseline_table>(kFleetBaselineFile));
 }
 
 std::string shown_config_value(std::string_view text, std::size_t max_bytes = kMaxValueBytes) {

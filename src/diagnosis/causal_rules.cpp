@@ -1,7 +1,7 @@
 // Parses checks/data/causal_rules.json (docs/architecture.md#root-causes).
 #include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
+#include "rocm_doctor/data_table.h"
 #include "rocm_doctor/diagnosis.h"
 
 namespace rocm_doctor {
@@ -87,29 +87,38 @@ tl::expected<CausalRule, std::string> parse_rule(const Json& raw) {
   return rule;
 }
 
-}  // namespace
+constexpr std::string_view kCausalRulesFile = "causal_rules.json";
 
-tl::expected<std::vector<CausalRule>, std::string> parse_causal_rules(std::string_view json_text) {
-  const auto json = Json::parse(json_text, nullptr, false);
-  if (json.is_discarded()) return tl::unexpected(std::string("causal rules: not valid JSON"));
-  if (!json.is_object() || !json.contains("rules") || !json.at("rules").is_array())
-    return tl::unexpected(std::string("causal rules: no 'rules' list"));
+// Errors: "causal_rules.json: rules: rule N: what is wrong" (N counts from 1).
+tl::expected<std::vector<CausalRule>, std::string> read_causal_rules_table(data_table::TableReader& reader) {
+  auto list = reader.at("rules");
+  if (!list) return tl::unexpected(list.error());
+  const Json& raw_rules = list->get();
+  if (!raw_rules.is_array()) return tl::unexpected(reader.error("rules", "must be a list"));
   std::vector<CausalRule> rules;
-  for (std::size_t index = 0; index < json.at("rules").size(); ++index) {
-    auto rule = parse_rule(json.at("rules")[index]);
-    if (!rule) return tl::unexpected("causal rules: rule " + std::to_string(index + 1) + ": " + rule.error());
+  for (std::size_t index = 0; index < raw_rules.size(); ++index) {
+    auto rule = parse_rule(raw_rules[index]);
+    if (!rule) return tl::unexpected(reader.error("rules", "rule " + std::to_string(index + 1) + ": " + rule.error()));
     rules.push_back(std::move(*rule));
   }
   return rules;
 }
 
+[[maybe_unused]] const bool kCausalRulesLoaderRegistered =
+    data_table::register_table_loader<std::vector<CausalRule>, &read_causal_rules_table>(kCausalRulesFile);
+
+}  // namespace
+
+tl::expected<std::vector<CausalRule>, std::string> parse_causal_rules(std::string_view json_text) {
+  return data_table::read_text<std::vector<CausalRule>, &read_causal_rules_table>(kCausalRulesFile, json_text);
+}
+
+// Parsed once per table text (overlays included). The built-in table is held valid by
+// tests/core/diagnosis_test.cpp; a broken one explains nothing, as before the loader.
 const std::vector<CausalRule>& causal_rules() {
-  static const std::vector<CausalRule> rules = [] {
-    auto parsed = parse_causal_rules(embedded::data_causal_rules());
-    // The compiled-in file is held valid by tests/core/diagnosis_test.cpp.
-    return parsed ? std::move(*parsed) : std::vector<CausalRule>{};
-  }();
-  return rules;
+  static const std::vector<CausalRule> kNoRules;
+  const auto& loaded = data_table::load<std::vector<CausalRule>, &read_causal_rules_table>(kCausalRulesFile);
+  return loaded ? *loaded : kNoRules;
 }
 
 }  // namespace rocm_doctor

@@ -4,9 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
+#include "rocm_doctor/data_table.h"
 
 namespace rocm_doctor {
 
@@ -54,6 +55,32 @@ tl::expected<ImpactEntry, std::string> parse_entry(const Json& value, const std:
   return entry;
 }
 
+constexpr std::string_view kFindingImpactFile = "finding_impact.json";
+
+// Errors: "finding_impact.json: impact: ID: what is wrong". `_classes` only documents the
+// classes (their names are kNames).
+tl::expected<ImpactTable, std::string> read_finding_impact_table(data_table::TableReader& reader) {
+  auto impact = reader.at("impact");
+  if (!impact) return tl::unexpected(impact.error());
+  if (!impact->get().is_object()) return tl::unexpected(reader.error("impact", "must be an object"));
+  ImpactTable table;
+  for (const auto& [id, value] : impact->get().items()) {
+    auto entry = parse_entry(value, id);
+    if (!entry) return tl::unexpected(reader.error("impact", entry.error()));
+    table.entries.emplace(id, std::move(*entry));
+  }
+  const auto& defaults = reader.optional("severity_default");
+  if (!defaults.is_null()) {
+    auto by_class = by_severity(defaults, "severity_default");
+    if (!by_class) return tl::unexpected(reader.file() + ": " + by_class.error());  // names severity_default
+    table.severity_default = std::move(*by_class);
+  }
+  return table;
+}
+
+[[maybe_unused]] const bool kFindingImpactLoaderRegistered =
+    data_table::register_table_loader<ImpactTable, &read_finding_impact_table>(kFindingImpactFile);
+
 }  // namespace
 
 std::string_view to_string(Impact impact) {
@@ -93,33 +120,18 @@ Impact ImpactTable::of(std::string_view id, Severity severity) const {
 }
 
 tl::expected<ImpactTable, std::string> parse_impact_table(std::string_view json_text) {
-  const auto json = Json::parse(json_text, nullptr, false);
-  if (json.is_discarded() || !json.is_object())
-    return tl::unexpected(std::string("finding_impact.json is not a JSON object"));
-  if (!json.contains("impact") || !json.at("impact").is_object())
-    return tl::unexpected(std::string("finding_impact.json: 'impact' is missing or not an object"));
-  ImpactTable table;
-  for (const auto& [id, value] : json.at("impact").items()) {
-    auto entry = parse_entry(value, id);
-    if (!entry) return tl::unexpected("finding_impact.json: " + entry.error());
-    table.entries.emplace(id, std::move(*entry));
-  }
-  if (json.contains("severity_default")) {
-    auto defaults = by_severity(json.at("severity_default"), "severity_default");
-    if (!defaults) return tl::unexpected("finding_impact.json: " + defaults.error());
-    table.severity_default = std::move(*defaults);
-  }
-  return table;
+  return data_table::read_text<ImpactTable, &read_finding_impact_table>(kFindingImpactFile, json_text);
 }
 
+// Parsed once per table text (overlays included). A broken table ranks findings by severity
+// alone, said once (the key test holds the built-in one valid).
 const ImpactTable& impact_table() {
-  static const ImpactTable table = [] {
-    auto parsed = parse_impact_table(embedded::data_finding_impact());
-    if (parsed) return std::move(*parsed);
-    spdlog::error("{}: findings are ranked by severity alone", parsed.error());
-    return ImpactTable{};
-  }();
-  return table;
+  static const ImpactTable kNoTable;
+  const auto& loaded = data_table::load<ImpactTable, &read_finding_impact_table>(kFindingImpactFile);
+  if (loaded) return *loaded;
+  static std::once_flag said;
+  std::call_once(said, [&] { spdlog::error("{}: findings are ranked by severity alone", loaded.error()); });
+  return kNoTable;
 }
 
 Impact impact_of(const Finding& finding) {

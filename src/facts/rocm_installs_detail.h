@@ -27,6 +27,8 @@ struct InstallData {
   std::vector<std::string> rocblas_patterns;
   std::vector<BundlePlace> bundles;
 };
+// The table (overlays included), through its typed loader (rocm_installs_table.cpp); throws
+// with "rocm_installs.json: KEY: ..." when it is broken.
 const InstallData& install_data();
 
 // Bounds: folders listed per place, entries per folder looked at.

@@ -6,7 +6,6 @@
 
 #include "facts/rocm_installs_detail.h"
 #include "rocm_doctor/facts/rocm_installs.h"
-#include "rocm_doctor/knowledge.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
@@ -42,50 +41,6 @@ std::string unquoted_value(std::string_view value) {
 }
 
 }  // namespace
-
-namespace installs_detail {
-
-const InstallData& install_data() {
-  static const InstallData data = [] {
-    InstallData result;
-    const auto json = nlohmann::json::parse(knowledge::table_text("rocm_installs.json"), nullptr, false);
-    if (!json.is_object()) return result;
-    for (const auto& suffix : json.value("family_suffixes", nlohmann::json::array())) {
-      if (suffix.is_string()) result.suffixes.push_back(suffix.get<std::string>());
-    }
-    // items() of a temporary would dangle: keep the object.
-    const auto families = json.value("families", nlohmann::json::object());
-    for (const auto& [family, targets] : families.items()) {
-      auto& list = result.families[family];
-      for (const auto& target : targets) {
-        if (target.is_string()) list.push_back(target.get<std::string>());
-      }
-    }
-    for (const auto& pattern : json.value("rocblas_library_patterns", nlohmann::json::array())) {
-      if (pattern.is_string()) result.rocblas_patterns.push_back(pattern.get<std::string>());
-    }
-    for (const auto& row : json.value("bundles", nlohmann::json::array())) {
-      if (!row.is_object()) continue;
-      BundlePlace place;
-      place.kind = row.value("kind", std::string());
-      place.app = row.value("app", std::string());
-      place.match = row.value("match", std::string());
-      place.kernels = row.value("kernels", std::string());
-      place.service = row.value("service", std::string());
-      for (const auto& folder : row.value("folders", nlohmann::json::array())) {
-        if (folder.is_string()) place.folders.push_back(folder.get<std::string>());
-      }
-      for (const auto& program : row.value("programs", nlohmann::json::array())) {
-        if (program.is_string()) place.programs.push_back(program.get<std::string>());
-      }
-      result.bundles.push_back(std::move(place));
-    }
-    return result;
-  }();
-  return data;
-}
-
-}  // namespace installs_detail
 
 std::vector<std::string> parse_therock_dist_info(std::string_view json_text) {
   const auto json = nlohmann::json::parse(json_text, nullptr, false);

@@ -5,34 +5,59 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "embedded_data.h"
+#include "rocm_doctor/data_table.h"
 #include "rocm_doctor/text.h"
 
 namespace rocm_doctor {
 
 namespace {
 
-// checks/data/fix_commands.json, parsed once: each prefix (one or more
-// words) with its kind, and the whole commands that reboot.
+constexpr std::string_view kFixCommandsFile = "fix_commands.json";
+
+// checks/data/fix_commands.json: each prefix (one or more words) with its kind, and the
+// whole commands that reboot.
 struct CommandTable {
   std::map<std::string, CommandKind> prefixes;
   std::vector<std::string> reboots;
 };
 
-const CommandTable& command_table() {
-  static const CommandTable table = [] {
-    CommandTable result;
-    const auto data = nlohmann::json::parse(embedded::data_fix_commands());
-    for (const auto& command : data.at("reboot").at("commands")) result.reboots.push_back(command.get<std::string>());
-    const std::pair<const char*, CommandKind> lists[] = {{"session", CommandKind::session},
-                                                         {"interactive", CommandKind::interactive},
-                                                         {"read_only", CommandKind::reads}};
-    for (const auto& [key, kind] : lists) {
-      for (const auto& prefix : data.at(key).at("prefixes")) result.prefixes.emplace(prefix.get<std::string>(), kind);
-    }
-    return result;
-  }();
+// The list of strings at `field` of the object at top-level `key` ({"prefixes": [...]}).
+tl::expected<std::vector<std::string>, std::string> command_list(data_table::TableReader& reader, std::string_view key,
+                                                                 const char* field) {
+  auto value = reader.at(key);
+  if (!value) return tl::unexpected(value.error());
+  const auto list = value->get().find(field);
+  if (!value->get().is_object() || list == value->get().end() || !list->is_array())
+    return tl::unexpected(reader.error(key, std::string("must be an object with a list '") + field + "'"));
+  std::vector<std::string> result;
+  for (const auto& entry : *list) {
+    if (!entry.is_string()) return tl::unexpected(reader.error(key, std::string(field) + ": holds a non-string"));
+    result.push_back(entry.get<std::string>());
+  }
+  return result;
+}
+
+tl::expected<CommandTable, std::string> read_fix_commands_table(data_table::TableReader& reader) {
+  CommandTable table;
+  auto reboots = command_list(reader, "reboot", "commands");
+  if (!reboots) return tl::unexpected(reboots.error());
+  table.reboots = std::move(*reboots);
+  const std::pair<std::string_view, CommandKind> lists[] = {
+      {"session", CommandKind::session}, {"interactive", CommandKind::interactive}, {"read_only", CommandKind::reads}};
+  for (const auto& [key, kind] : lists) {
+    auto prefixes = command_list(reader, key, "prefixes");
+    if (!prefixes) return tl::unexpected(prefixes.error());
+    for (auto& prefix : *prefixes) table.prefixes.emplace(std::move(prefix), kind);
+  }
   return table;
+}
+
+[[maybe_unused]] const bool kFixCommandsLoaderRegistered =
+    data_table::register_table_loader<CommandTable, &read_fix_commands_table>(kFixCommandsFile);
+
+// Parsed once per table text (overlays included).
+const CommandTable& command_table() {
+  return data_table::require(data_table::load<CommandTable, &read_fix_commands_table>(kFixCommandsFile));
 }
 
 // How strongly a kind binds a whole command line: the strongest part wins.

@@ -1,5 +1,6 @@
-// Fields shared by the signature and family data files: read with nlohmann,
-// whose exceptions the callers turn into an error naming the entry.
+// Fields shared by the signature and family data files (read through their typed loaders,
+// rocm_doctor/data_table.h): read with nlohmann, whose exceptions entries() turns into an
+// error naming the file, the key and the entry.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include <tl/expected.hpp>
 #include <vector>
 
+#include "rocm_doctor/data_table.h"
 #include "rocm_doctor/symptom.h"
 
 namespace rocm_doctor::symptom::data {
@@ -19,22 +21,21 @@ std::string text(const nlohmann::json& entry, const char* key);
 // The `causes` list: {cause, tell_apart, findings}.
 std::vector<SignatureCause> causes(const nlohmann::json& entry);
 
-// The entries of the list at `key` of a data file, each read by `read`; an
-// error names `what` (e.g. "error signature") and the entry's index.
+// The entries of the list at top-level `key` of a data file, each read by `read`; an error
+// names the file, the key, `what` (e.g. "error signature") and the entry's index.
 template <typename Entry, typename Read>
-tl::expected<std::vector<Entry>, std::string> entries(std::string_view json_text, const char* key,
+tl::expected<std::vector<Entry>, std::string> entries(data_table::TableReader& reader, std::string_view key,
                                                       const std::string& what, Read read) {
-  const auto document = nlohmann::json::parse(json_text, nullptr, false);
-  if (document.is_discarded() || !document.is_object() || !document.contains(key)) {
-    return tl::unexpected(what + "s: not a JSON object with a '" + key + "' list");
-  }
+  auto list = reader.at(key);
+  if (!list) return tl::unexpected(list.error());
+  if (!list->get().is_array()) return tl::unexpected(reader.error(key, "must be a list of " + what + "s"));
   std::vector<Entry> result;
   std::size_t index = 0;
-  for (const auto& entry : document.at(key)) {
+  for (const auto& entry : list->get()) {
     try {
       result.push_back(read(entry));
     } catch (const nlohmann::json::exception& error) {
-      return tl::unexpected(what + " " + std::to_string(index) + ": " + error.what());
+      return tl::unexpected(reader.error(key, what + " " + std::to_string(index) + ": " + error.what()));
     }
     ++index;
   }

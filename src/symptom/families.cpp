@@ -1,9 +1,9 @@
-// Reads checks/data/error_families.json into Families, and expands the pattern
-// macros both data files may use ({hex}, {n}, {path}, {sp}).
+// Reads checks/data/error_families.json into Families through its typed loader, and
+// expands the pattern macros both data files may use ({hex}, {n}, {path}, {sp}).
 #include <array>
 #include <utility>
 
-#include "embedded_data.h"
+#include "rocm_doctor/data_table.h"
 #include "symptom/data_fields.h"
 
 namespace rocm_doctor::symptom {
@@ -27,6 +27,36 @@ Family read_family(const Json& entry) {
   family.general = entry.value("general", false);
   family.except = entry.value("except", std::string());
   return family;
+}
+
+constexpr std::string_view kErrorFamiliesFile = "error_families.json";
+
+struct FamiliesTable {
+  int round = 0;  // families_round()
+  std::vector<Family> families;
+};
+
+// Errors: "error_families.json: families: error family N: what is wrong".
+tl::expected<FamiliesTable, std::string> read_error_families_table(data_table::TableReader& reader) {
+  FamiliesTable table;
+  if (const auto& round = reader.optional("round"); !round.is_null()) {
+    if (!round.is_number_integer()) return tl::unexpected(reader.error("round", "must be a whole number"));
+    table.round = round.get<int>();
+  }
+  auto families = data::entries<Family>(reader, "families", "error family", read_family);
+  if (!families) return tl::unexpected(families.error());
+  table.families = std::move(*families);
+  return table;
+}
+
+[[maybe_unused]] const bool kErrorFamiliesLoaderRegistered =
+    data_table::register_table_loader<FamiliesTable, &read_error_families_table>(kErrorFamiliesFile);
+
+// Parsed once per table text (overlays included); nullptr when the table is broken (the
+// tests hold the built-in one valid).
+const FamiliesTable* families_table() {
+  const auto& loaded = data_table::load<FamiliesTable, &read_error_families_table>(kErrorFamiliesFile);
+  return loaded ? &*loaded : nullptr;
 }
 
 // What each macro stands for. Numbers and addresses differ in every report,
@@ -61,23 +91,20 @@ std::string expand_pattern(std::string_view pattern) {
 }
 
 tl::expected<std::vector<Family>, std::string> parse_families(std::string_view json_text) {
-  return data::entries<Family>(json_text, "families", "error family", read_family);
+  return data_table::read_text<FamiliesTable, &read_error_families_table>(kErrorFamiliesFile, json_text)
+      .map([](FamiliesTable&& table) { return std::move(table.families); });
 }
 
+// A broken table knows no family, as before the loader.
 const std::vector<Family>& families() {
-  static const std::vector<Family> catalogue = [] {
-    auto parsed = parse_families(embedded::data_error_families());
-    return parsed ? std::move(*parsed) : std::vector<Family>{};
-  }();
-  return catalogue;
+  static const std::vector<Family> kNoFamilies;
+  const auto* table = families_table();
+  return table != nullptr ? table->families : kNoFamilies;
 }
 
 int families_round() {
-  static const int round = [] {
-    const auto document = Json::parse(embedded::data_error_families(), nullptr, false);
-    return document.is_object() ? document.value("round", 0) : 0;
-  }();
-  return round;
+  const auto* table = families_table();
+  return table != nullptr ? table->round : 0;
 }
 
 const Family* find_family(std::string_view id) {

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
+#include <utility>
 
 #include "rocm_doctor/symptom.h"
 
@@ -252,13 +254,19 @@ std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const 
   return prune(std::move(matches));
 }
 
+// One matcher per catalogue: the built-in tables, or the overlaid ones once the knowledge
+// overlays are installed. A loaded table is never replaced, so the addresses of its
+// signatures and families name it, and a matcher is compiled once per pair.
 const Matcher& default_matcher() {
-  static const Matcher matcher = [] {
-    auto built = Matcher::build(symptom::signatures(), symptom::families());
-    if (built) return std::move(*built);
-    return std::move(*Matcher::build({}));
-  }();
-  return matcher;
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, const void*>, Matcher> by_catalogue;
+  const auto& signatures = symptom::signatures();
+  const auto& families = symptom::families();
+  const std::pair<const void*, const void*> key{&signatures, &families};
+  const std::lock_guard lock(mutex);
+  if (const auto it = by_catalogue.find(key); it != by_catalogue.end()) return it->second;
+  auto built = Matcher::build(signatures, families);
+  return by_catalogue.emplace(key, built ? std::move(*built) : std::move(*Matcher::build({}))).first->second;
 }
 
 }  // namespace rocm_doctor::symptom

@@ -1,7 +1,7 @@
-// Reads checks/data/error_signatures.json into Signatures.
+// Reads checks/data/error_signatures.json into Signatures, through its typed loader.
 #include <algorithm>
 
-#include "embedded_data.h"
+#include "rocm_doctor/data_table.h"
 #include "rocm_doctor/symptom.h"
 #include "rocm_doctor/text_case.h"
 #include "symptom/data_fields.h"
@@ -44,6 +44,16 @@ Signature read_signature(const Json& entry) {
   return signature;
 }
 
+constexpr std::string_view kErrorSignaturesFile = "error_signatures.json";
+
+// Errors: "error_signatures.json: signatures: error signature N: what is wrong".
+tl::expected<std::vector<Signature>, std::string> read_error_signatures_table(data_table::TableReader& reader) {
+  return data::entries<Signature>(reader, "signatures", "error signature", read_signature);
+}
+
+[[maybe_unused]] const bool kErrorSignaturesLoaderRegistered =
+    data_table::register_table_loader<std::vector<Signature>, &read_error_signatures_table>(kErrorSignaturesFile);
+
 }  // namespace
 
 namespace data {
@@ -70,15 +80,15 @@ std::vector<SignatureCause> causes(const Json& entry) {
 }  // namespace data
 
 tl::expected<std::vector<Signature>, std::string> parse_signatures(std::string_view json_text) {
-  return data::entries<Signature>(json_text, "signatures", "error signature", read_signature);
+  return data_table::read_text<std::vector<Signature>, &read_error_signatures_table>(kErrorSignaturesFile, json_text);
 }
 
+// Parsed once per table text (overlays included). A broken catalogue knows no message, as
+// before the loader (the tests hold the built-in one valid).
 const std::vector<Signature>& signatures() {
-  static const std::vector<Signature> catalogue = [] {
-    auto parsed = parse_signatures(embedded::data_error_signatures());
-    return parsed ? std::move(*parsed) : std::vector<Signature>{};
-  }();
-  return catalogue;
+  static const std::vector<Signature> kNoSignatures;
+  const auto& loaded = data_table::load<std::vector<Signature>, &read_error_signatures_table>(kErrorSignaturesFile);
+  return loaded ? *loaded : kNoSignatures;
 }
 
 const Signature* find_signature(std::string_view id_or_name) {
