@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 #include "rocm_doctor/data_table.h"
 #include "rocm_doctor/knowledge.h"
 
@@ -25,7 +24,8 @@ TEST(DataTables, EveryTopLevelKeyIsRead) {
   for (const auto& name : knowledge::table_names()) {
     const auto table = json::parse(knowledge::table_text(name));
     ASSERT_TRUE(table.is_object()) << name;
-    EXPECT_TRUE(loaders.contains(name)) << "checks/data/" << name << " has no typed loader: read it through "
+    EXPECT_TRUE(loaders.contains(name)) << "checks/data/" << name
+                                        << " has no typed loader: read it through "
                                            "data_table::load (include/rocm_doctor/data_table.h)";
     const auto read = data_table::keys_read(name);
     for (const auto& [key, value] : table.items()) {
