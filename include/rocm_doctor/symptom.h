@@ -94,6 +94,9 @@ std::string expand_pattern(std::string_view pattern);
 struct Normalised {
   std::string text;
   std::vector<std::size_t> origin;  // per normalised line: the 1-based input line it came from
+  // Per normalised line: a prefix it lost named an informational level (INFO,
+  // WARNING, glog I/W): the words layer never votes on it.
+  std::vector<bool> informational;
 };
 Normalised normalise(std::string_view text);
 
@@ -104,22 +107,44 @@ const std::vector<Signature>& signatures();
 // The signature with this id or literal name (case-insensitive), or nullptr.
 const Signature* find_signature(std::string_view id_or_name);
 
+// How a failing line that no pattern explains is given a family by its words
+// (checks/data/error_words.json; the words' counts come from the catalogue's samples).
+struct WordSettings {
+  std::string cue;    // RE2: the line says something failed
+  std::string quiet;  // RE2: ...but at an informational level, or as a warning: never voted on
+  std::vector<std::string> stop_words;
+  double smoothing = 0.1;          // added to each word's count in a family
+  double min_score = 30;           // the winner's score must reach this...
+  double min_margin = 3;           // ...and beat the runner-up by this much
+  std::size_t max_lines = 64;      // only the last lines of a text are voted on
+  std::size_t evidence_words = 3;  // the winner's strongest words named in the match
+};
+// The error_words.json of this run (overlays included); a broken table gives no words layer.
+const WordSettings* word_settings();
+// The settings of an error_words.json text; an error names the file and the key.
+tl::expected<WordSettings, std::string> parse_word_settings(std::string_view json_text);
+
 // A signature's match (its family set too), or only a family's: a message no
-// signature knows that still has the shape of the family's failures.
+// signature knows that still has the shape of the family's failures, by its
+// family's pattern or, failing that, by its words.
 struct Match {
   const Signature* signature = nullptr;         // nullptr: only the family matched
   const Family* family = nullptr;               // nullptr only for a signature without a known family
   std::size_t line = 0;                         // 1-based line of the input where the match starts
   std::size_t offset = 0;                       // byte offset of the match start in the normalised text
+  std::vector<std::string> words;               // not empty: the family was voted by these words
   [[nodiscard]] const std::string& id() const;  // the signature's id, else the family's
+  [[nodiscard]] bool by_words() const { return !words.empty(); }
 };
 
 // Every signature compiled into one RE2::Set: a text is scanned in linear time,
 // whatever the number of signatures. Movable, not copyable.
 class Matcher {
  public:
-  // An error names the signature whose pattern RE2 refused.
-  static tl::expected<Matcher, std::string> build(std::vector<Signature> signatures, std::vector<Family> families = {});
+  // An error names the signature whose pattern RE2 refused. With `words`, a failing
+  // line nothing else explains is voted a family by the words of the signatures' samples.
+  static tl::expected<Matcher, std::string> build(std::vector<Signature> signatures, std::vector<Family> families = {},
+                                                  const WordSettings* words = nullptr);
   Matcher(Matcher&&) noexcept;
   Matcher& operator=(Matcher&&) noexcept;
   ~Matcher();
@@ -129,6 +154,8 @@ class Matcher {
   // dropped when a more specific one matched), then in text order; then the
   // families that matched where no signature did: a family is dropped when
   // one of its signatures matched, or a specific signature on the same line.
+  // Last, the failing lines nothing matched (or only a catch-all family), each
+  // given the family its words vote for, when the vote is clear (by_words()).
   [[nodiscard]] std::vector<Match> scan(std::string_view text) const;
   // The same over a text normalise() already made plain.
   [[nodiscard]] std::vector<Match> scan_normalised(const Normalised& text) const;

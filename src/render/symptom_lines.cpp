@@ -29,8 +29,13 @@ std::string match_title(const OrderedJson& match) {
   if (!signature.empty()) return signature;
   const auto family = text_of(match, "family");
   const auto* known = symptom::find_family(family);
-  return "no exact signature, a message of the kind \"" + (known != nullptr ? known->name : family) + "\" (" + family +
-         ")";
+  const auto kind = "a message of the kind \"" + (known != nullptr ? known->name : family) + "\" (" + family + ")";
+  const auto words = match.find("words");
+  if (words == match.end() || !words->is_array() || words->empty()) return "no exact signature, " + kind;
+  std::string said;
+  for (const auto& word : *words)
+    said += (said.empty() ? "" : ", ") + (word.is_string() ? word.get<std::string>() : "");
+  return "no known message; by its words (" + said + ") " + kind;
 }
 
 // What `explain` takes for it: the signature, else the family.

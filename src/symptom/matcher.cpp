@@ -8,9 +8,11 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_set>
 #include <utility>
 
 #include "rocm_doctor/symptom.h"
+#include "symptom/words.h"
 
 namespace rocm_doctor::symptom {
 
@@ -78,8 +80,9 @@ std::vector<Match> prune(std::vector<Match> matches) {
     return refined.contains(match.signature->id) || (specific && match.signature->general);
   });
   const auto rank = [](const Match& match) {
-    if (match.signature == nullptr) return match.family != nullptr && match.family->general ? 3 : 2;
-    return match.signature->general ? 1 : 0;
+    if (match.signature != nullptr) return match.signature->general ? 1 : 0;
+    if (match.family != nullptr && match.family->general) return 4;
+    return match.by_words() ? 3 : 2;
   };
   std::stable_sort(matches.begin(), matches.end(), [&](const Match& a, const Match& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
@@ -103,6 +106,7 @@ struct Matcher::Compiled {
   std::vector<std::unique_ptr<RE2>> each;    // one per signature, then one per family
   std::vector<std::unique_ptr<RE2>> except;  // per family: its "except" pattern, or nullptr
   RE2::Set set{pattern_options(kSetMemory), RE2::UNANCHORED};
+  std::optional<WordModel> words;  // built only with word settings
 };
 
 Matcher::Matcher(std::unique_ptr<Compiled> compiled) : compiled_(std::move(compiled)) {}
@@ -127,7 +131,8 @@ tl::expected<void, std::string> add_pattern(Matcher::Compiled& compiled, const s
 
 }  // namespace
 
-tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatures, std::vector<Family> families) {
+tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatures, std::vector<Family> families,
+                                                  const WordSettings* words) {
   auto compiled = std::make_unique<Compiled>();
   compiled->signatures = std::move(signatures);
   compiled->families = std::move(families);
@@ -151,6 +156,11 @@ tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatu
     compiled->except.push_back(std::move(except));
   }
   if (!compiled->set.Compile()) return tl::unexpected(std::string("error signatures: RE2 set out of memory"));
+  if (words != nullptr) {
+    auto model = WordModel::build(compiled->signatures, compiled->families, *words);
+    if (!model) return tl::unexpected(model.error());
+    compiled->words = std::move(*model);
+  }
   return Matcher(std::move(compiled));
 }
 
@@ -211,6 +221,58 @@ bool skip_excepted(const RE2& pattern, const RE2& except, std::string_view text,
   return true;
 }
 
+std::size_t line_start(std::string_view text, std::size_t offset) {
+  return offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
+}
+
+// The words' votes for the failing lines no pattern explains: a line only a
+// catch-all family matched is voted on too, and its vote for a specific family
+// replaces the catch-all. A family already matched, or voted on an earlier
+// line, is not added again.
+void add_word_votes(const WordModel& words, const std::vector<Family>& families, const Normalised& normalised,
+                    std::vector<Match>& matches) {
+  const std::string_view text = normalised.text;
+  // Line starts never voted on: informational ones, and those a signature or a specific family explains.
+  std::unordered_set<std::size_t> answered;
+  if (std::find(normalised.informational.begin(), normalised.informational.end(), true) !=
+      normalised.informational.end()) {
+    std::size_t begin = 0;
+    for (const bool informational : normalised.informational) {
+      if (begin >= text.size()) break;
+      if (informational) answered.insert(begin);
+      begin = text.find('\n', begin) + 1;  // every normalised line ends with one
+    }
+  }
+  std::set<const Family*> matched;
+  for (const auto& match : matches) {
+    matched.insert(match.family);
+    if (match.signature != nullptr || (match.family != nullptr && !match.family->general)) {
+      answered.insert(line_start(text, match.offset));
+    }
+  }
+  std::set<std::size_t> replaced;  // lines whose catch-all a vote replaced
+  for (const auto begin : words.candidate_lines(text, answered)) {
+    const auto end = text.find('\n', begin);
+    const auto vote =
+        words.vote(text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+    if (!vote) continue;
+    const Family* family = &families[vote->family];
+    if (matched.contains(family)) continue;
+    const bool catch_all_here = std::any_of(matches.begin(), matches.end(), [&](const Match& match) {
+      return match.signature == nullptr && match.family != nullptr && match.family->general &&
+             line_start(text, match.offset) == begin;
+    });
+    if (catch_all_here && family->general) continue;
+    if (catch_all_here) replaced.insert(begin);
+    matched.insert(family);
+    matches.push_back({nullptr, family, 0, begin, vote->words});
+  }
+  std::erase_if(matches, [&](const Match& match) {
+    return match.signature == nullptr && match.family != nullptr && match.family->general &&
+           replaced.contains(line_start(text, match.offset));
+  });
+}
+
 }  // namespace
 
 std::vector<Match> Matcher::scan(std::string_view text) const {
@@ -250,6 +312,7 @@ std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const 
       matches.push_back({nullptr, &compiled_->families[position - signature_count], 0, offset});
     }
   }
+  if (compiled_->words) add_word_votes(*compiled_->words, compiled_->families, normalised, matches);
   number_lines(normalised, matches);
   return prune(std::move(matches));
 }
@@ -265,7 +328,7 @@ const Matcher& default_matcher() {
   const std::pair<const void*, const void*> key{&signatures, &families};
   const std::lock_guard lock(mutex);
   if (const auto it = by_catalogue.find(key); it != by_catalogue.end()) return it->second;
-  auto built = Matcher::build(signatures, families);
+  auto built = Matcher::build(signatures, families, word_settings());
   return by_catalogue.emplace(key, built ? std::move(*built) : std::move(*Matcher::build({}))).first->second;
 }
 

@@ -231,10 +231,21 @@ std::size_t one_prefix(string_view line) {
   return 0;
 }
 
-string_view without_prefixes(string_view line) {
+// A prefix that names an informational level: "INFO 01-02 ...", "[WARNING] ",
+// glog's "I0102 ..." / "W0102 ...". Its line is no failure, whatever its words.
+bool informational_level(string_view prefix) {
+  while (!prefix.empty() && (prefix.front() == '[' || prefix.front() == ' ')) prefix.remove_prefix(1);
+  for (const string_view level : {"INFO", "WARN", "DEBUG", "NOTICE", "TRACE"}) {
+    if (prefix.starts_with(level)) return true;
+  }
+  return prefix.size() > 1 && (prefix[0] == 'I' || prefix[0] == 'W') && is_digit(prefix[1]);
+}
+
+string_view without_prefixes(string_view line, bool& informational) {
   for (int round = 0; round < 8; ++round) {
     const auto n = one_prefix(line);
     if (n == 0 || n > line.size()) break;
+    informational = informational || informational_level(line.substr(0, n));
     line.remove_prefix(n);
   }
   return line;
@@ -317,7 +328,9 @@ class Builder {
       add_message(unescaped(line), origin);
       return;
     }
-    emit(without_prefixes(line), origin);
+    bool informational = false;
+    const auto plain = without_prefixes(line, informational);
+    emit(plain, origin, informational);
   }
 
   Normalised finish() && { return std::move(out_); }
@@ -329,16 +342,20 @@ class Builder {
     std::size_t begin = 0;
     while (true) {
       const auto end = message.find_first_of("\r\n", begin);
-      emit(without_prefixes(message.substr(begin, end == string_view::npos ? string_view::npos : end - begin)), origin);
+      bool informational = false;
+      const auto line = without_prefixes(
+          message.substr(begin, end == string_view::npos ? string_view::npos : end - begin), informational);
+      emit(line, origin, informational);
       if (end == string_view::npos) break;
       begin = end + 1;
     }
   }
 
-  void emit(string_view line, std::size_t origin) {
+  void emit(string_view line, std::size_t origin, bool informational) {
     out_.text.append(line);
     out_.text += '\n';
     out_.origin.push_back(origin);
+    out_.informational.push_back(informational);
   }
 
   Normalised out_;

@@ -59,13 +59,22 @@ const std::vector<SignatureCause>& causes_of(const Match& match) {
   return match.family != nullptr ? match.family->causes : none;
 }
 
+// What recognised the message: its signature's pattern, its family's, or its words' vote.
+std::string_view matched_by(const Match& match) {
+  if (match.signature != nullptr) return "signature";
+  return match.by_words() ? "words" : "family";
+}
+
 OrderedJson match_json(const Match& match) {
   const bool alone = match.signature == nullptr;
-  return {{"signature", signature_id(match)},
-          {"family", family_id(match)},
-          {"component", alone ? match.family->component : match.signature->component},
-          {"meaning", alone ? match.family->meaning : match.signature->meaning},
-          {"line", match.line}};
+  OrderedJson json = {{"signature", signature_id(match)},
+                      {"family", family_id(match)},
+                      {"matched_by", matched_by(match)},
+                      {"component", alone ? match.family->component : match.signature->component},
+                      {"meaning", alone ? match.family->meaning : match.signature->meaning},
+                      {"line", match.line}};
+  if (match.by_words()) json["words"] = match.words;
+  return json;
 }
 
 std::string why_backed(const Finding& finding) {

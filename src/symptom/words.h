@@ -1,0 +1,61 @@
+// The words layer of the symptom matcher (issue 31): a failing line that no
+// signature or family pattern explains is given the family whose real samples
+// share its rarest words. Internal to src/symptom.
+#pragma once
+
+#include <re2/re2.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "rocm_doctor/symptom.h"
+
+namespace rocm_doctor::symptom {
+
+class WordModel {
+ public:
+  // Learns each word's weight per family from the samples and messages of
+  // `signatures` (not the usually-harmless ones) whose family is in `families`.
+  // An error names the settings' pattern RE2 refused.
+  static tl::expected<WordModel, std::string> build(const std::vector<Signature>& signatures,
+                                                    const std::vector<Family>& families, const WordSettings& settings);
+
+  struct Vote {
+    std::size_t family = 0;  // index into the families it was built with
+    double score = 0;
+    std::vector<std::string> words;  // the strongest, first
+  };
+  // The family `line` votes for, if the vote is clear; nullopt for a line that
+  // says nothing failed, speaks at an informational level, or is unclear.
+  [[nodiscard]] std::optional<Vote> vote(std::string_view line) const;
+
+  // The byte offsets (in `text`) of the starts of the lines that say something
+  // failed, the last `max_lines` that are not quiet and not in `skip`, in text order.
+  [[nodiscard]] std::vector<std::size_t> candidate_lines(std::string_view text,
+                                                         const std::unordered_set<std::size_t>& skip) const;
+
+ private:
+  struct Weight {
+    std::size_t family;
+    double weight;
+  };
+  WordSettings settings_;
+  std::unique_ptr<RE2> cue_;
+  std::unique_ptr<RE2> quiet_;
+  std::unordered_set<std::string> stop_;
+  std::unordered_map<std::string, std::vector<Weight>> weights_;
+  std::size_t family_count_ = 0;
+};
+
+// The words of a line as the layer counts them: lower case, split at anything
+// but letters and digits; numbers, hex runs and stop words dropped; trailing
+// digits cut ("gfx1100" -> "gfx", "sdma0" -> "sdma"); each once.
+std::vector<std::string> line_words(std::string_view line, const std::unordered_set<std::string>& stop);
+
+}  // namespace rocm_doctor::symptom

@@ -1,0 +1,174 @@
+// The words layer (issue 31): a failing line no signature or family pattern
+// explains is given the family whose samples share its rarest words; a line
+// that says nothing failed, or speaks at an informational level, never is.
+#include "symptom/words.h"
+
+#include <gtest/gtest.h>
+
+#include "rocm_doctor/symptom.h"
+
+namespace rocm_doctor::symptom {
+namespace {
+
+Family family_of(std::string id, std::string pattern, bool general = false) {
+  Family family;
+  family.id = std::move(id);
+  family.name = family.id;
+  family.pattern = std::move(pattern);
+  family.general = general;
+  return family;
+}
+
+Signature signature_of(std::string id, std::string family, std::string pattern, std::vector<std::string> samples) {
+  Signature signature;
+  signature.id = std::move(id);
+  signature.family = std::move(family);
+  signature.pattern = std::move(pattern);
+  signature.samples = std::move(samples);
+  return signature;
+}
+
+// Two families each taught by real-looking samples; their patterns know only the exact words.
+std::vector<Signature> taught() {
+  return {
+      signature_of("smu-timeout", "firmware", "smu message timed out exactly",
+                   {"amdgpu: SMU: response 0x0 for index 13 param 0x0 message GetEnabledSmuFeatures timed out",
+                    "amdgpu 0000:03:00.0: amdgpu: SMU: I'm not done with your previous command",
+                    "amdgpu: smu driver if version mismatch, smu firmware fails to load"}),
+      signature_of("rccl-unhandled", "collective", "rccl unhandled system error exactly",
+                   {"NCCL WARN rccl transport p2p setup failed on rank 3",
+                    "torch.distributed.DistBackendError: NCCL error in ProcessGroupNCCL.cpp, unhandled cuda error",
+                    "RCCL WARN bootstrap connection to peer rank refused"}),
+  };
+}
+
+std::vector<Family> families_taught() {
+  return {family_of("firmware", "smu message timed out exactly"),
+          family_of("collective", "rccl unhandled system error exactly"), family_of("catch-all", "\\*error\\*", true)};
+}
+
+WordSettings settings() {
+  WordSettings words;
+  words.cue = "error|fail|timed out|refused|mismatch";
+  words.quiet = "\\binfo\\b";
+  words.stop_words = {"the", "on", "error", "failed"};
+  words.min_score = 3;
+  words.min_margin = 1;
+  return words;
+}
+
+Matcher build_matcher(const WordSettings& words) {
+  auto built = Matcher::build(taught(), families_taught(), &words);
+  EXPECT_TRUE(built) << built.error();
+  return std::move(*built);
+}
+
+// Matches point into their matcher: it must outlive them.
+const Matcher& matcher() {
+  static const Matcher built = build_matcher(settings());
+  return built;
+}
+
+TEST(Words, LineWordsDropNumbersHexAndStopWordsAndCutTrailingDigits) {
+  const auto words = line_words("The SMU on gfx1100 sdma0: 0xdeadbeef cafe1234abcd failed 42 times SMU", {"the", "on"});
+  EXPECT_EQ(words, (std::vector<std::string>{"smu", "gfx", "sdma", "failed", "times"}));
+}
+
+TEST(Words, AVariantNoPatternKnowsGetsTheFamilyItsRareWordsShare) {
+  const auto matches = matcher().scan("kernel: amdgpu: SMU firmware message SetWorkloadMask timed out");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches[0].signature, nullptr);
+  EXPECT_EQ(matches[0].family->id, "firmware");
+  EXPECT_TRUE(matches[0].by_words());
+  // The strongest three: words only one sample has are rarer than "smu", which all three have.
+  EXPECT_EQ(matches[0].words, (std::vector<std::string>{"firmware", "message", "timed"}));
+  EXPECT_EQ(matches[0].line, 1U);
+}
+
+TEST(Words, APatternMatchIsNotVotedOnAgain) {
+  const auto matches = matcher().scan("smu message timed out exactly");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_FALSE(matches[0].by_words());
+}
+
+TEST(Words, ALineThatSaysNothingFailedOrSpeaksAtInfoLevelIsNeverVotedOn) {
+  EXPECT_TRUE(matcher().scan("amdgpu: SMU firmware version 85.69 loaded, rccl transport p2p ready").empty());
+  EXPECT_TRUE(matcher().scan("info: amdgpu: SMU firmware message timed out, retrying").empty());
+  // The level was a prefix normalise() took off: its line is still informational.
+  EXPECT_TRUE(matcher().scan("INFO 01-02 03:04:05 [smu.py:12] SMU firmware message timed out").empty());
+  EXPECT_TRUE(matcher().scan("I0102 03:04:05.123456 12345 smu.cc:12] SMU firmware message timed out").empty());
+}
+
+TEST(Words, AnUnclearVoteOrTooFewKnownWordsGivesNothing) {
+  EXPECT_TRUE(matcher().scan("the frobnicator failed on the widget").empty());
+  auto strict = settings();
+  strict.min_margin = 1000;
+  EXPECT_TRUE(build_matcher(strict).scan("amdgpu: SMU firmware message SetWorkloadMask timed out").empty());
+}
+
+TEST(Words, AVoteForASpecificFamilyReplacesACatchAllOnItsLine) {
+  const auto matches = matcher().scan("[drm:smu_cmn_send] *ERROR* SMU firmware message GetMetrics timed out");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches[0].family->id, "firmware");
+  EXPECT_TRUE(matches[0].by_words());
+}
+
+TEST(Words, EachFamilyOnceAndOnlyTheLastFailingLinesOfALongLog) {
+  std::string log;
+  for (int i = 0; i < 5; ++i) log += "amdgpu: SMU firmware message timed out\n";
+  log += "RCCL WARN rccl transport connection to peer refused\n";
+  const auto all = matcher().scan(log);
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(all[0].family->id, "firmware");
+  EXPECT_EQ(all[0].line, 1U);  // the family at its first voted line
+  auto last_only = settings();
+  last_only.max_lines = 1;
+  const auto last_matcher = build_matcher(last_only);
+  const auto last = last_matcher.scan(log);
+  ASSERT_EQ(last.size(), 1U);
+  EXPECT_EQ(last[0].family->id, "collective");
+  EXPECT_EQ(last[0].line, 6U);
+}
+
+TEST(Words, UsuallyHarmlessSamplesTeachNoFamily) {
+  auto signatures = taught();
+  signatures[0].harmless = Harmless{"a warning", {}};
+  const auto words = settings();
+  auto built = Matcher::build(signatures, families_taught(), &words);
+  ASSERT_TRUE(built) << built.error();
+  EXPECT_TRUE(built->scan("amdgpu: SMU firmware message SetWorkloadMask timed out").empty());
+}
+
+TEST(Words, WithoutSettingsThereIsNoWordsLayer) {
+  auto built = Matcher::build(taught(), families_taught());
+  ASSERT_TRUE(built) << built.error();
+  EXPECT_TRUE(built->scan("amdgpu: SMU firmware message SetWorkloadMask timed out").empty());
+}
+
+TEST(Words, ABrokenSettingIsAnErrorNamingTheFileAndKey) {
+  auto words = settings();
+  words.cue = "(unclosed";
+  const auto built = Matcher::build(taught(), families_taught(), &words);
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().rfind("error_words.json: cue: ", 0), 0U) << built.error();
+  const auto parsed = parse_word_settings(R"({"cue": "x", "quiet": "y", "stop_words": [], "smoothing": 0,
+      "min_score": 1, "min_margin": 1, "max_lines": 2, "evidence_words": 3})");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error(), "error_words.json: smoothing: must be more than 0");
+  const auto missing = parse_word_settings(R"({"quiet": "y"})");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().rfind("error_words.json: cue", 0), 0U) << missing.error();
+}
+
+TEST(Words, TheBuiltInTableLoadsAndTheDefaultMatcherVotes) {
+  ASSERT_NE(word_settings(), nullptr);
+  EXPECT_GE(word_settings()->max_lines, 1U);
+  // A wording no signature or family pattern was written for (checked when written).
+  const auto matches = default_matcher().scan("amdgpu: PMFW handshake lost, metrics table transfer refused");
+  ASSERT_FALSE(matches.empty());
+  EXPECT_TRUE(matches[0].by_words());
+  EXPECT_EQ(matches[0].family->id, "amdgpu-firmware-smu");
+}
+
+}  // namespace
+}  // namespace rocm_doctor::symptom
