@@ -7,6 +7,9 @@
 // Prints recall per family and overall (markdown, for docs/performance.md),
 // and the benign lines (tests/symptom/benign_lines.txt) that match anything.
 //
+// The words layer (error_words.json) is taught by the catalogue's samples: in
+// every fold it learns only from the samples it is not scored on.
+//
 // Honest limits: the family patterns were written with these samples in view;
 // this measures how far a family carries a message whose signature is missing,
 // not how a family never seen would fare. Samples held out from the pattern
@@ -55,7 +58,8 @@ Scores held_out_recall(const std::vector<Signature>& all, const std::vector<Fami
     for (std::size_t i = 0; i < all.size(); ++i) {
       if (i != held) others.push_back(all[i]);
     }
-    const auto matcher = Matcher::build(std::move(others), families);
+    // The words are taught by the other signatures' samples only.
+    const auto matcher = Matcher::build(std::move(others), families, rocm_doctor::symptom::word_settings());
     if (!matcher) {
       fmt::print(stderr, "cannot build the catalogue: {}\n", matcher.error());
       std::exit(2);
@@ -87,6 +91,48 @@ Score families_alone(const std::vector<Signature>& all, const std::vector<Family
     for (const auto& sample : signature.samples) {
       ++score.samples;
       if (recognised(*matcher, sample, signature.family)) ++score.recognised;
+    }
+  }
+  return score;
+}
+
+// K-fold over samples (sample i of the catalogue in fold i % k): the words are
+// taught by the other folds' samples, and no signature's pattern is on (each was
+// written from its own samples), so only the family patterns and the words
+// answer. With `patterns` off, the words answer alone.
+Score sample_folds(const std::vector<Signature>& all, const std::vector<Family>& families, bool patterns) {
+  constexpr std::size_t kFolds = 5;
+  Score score;
+  for (std::size_t fold = 0; fold < kFolds; ++fold) {
+    std::vector<Signature> taught;
+    std::vector<std::pair<std::string, std::string>> held;  // family, sample
+    std::size_t index = 0;
+    for (const auto& signature : all) {
+      auto copy = signature;
+      copy.pattern = "\\b\\B";  // never matches: the signature only teaches its words
+      copy.samples.clear();
+      for (const auto& sample : signature.samples) {
+        if (index++ % kFolds == fold) {
+          held.emplace_back(signature.family, sample);
+        } else {
+          copy.samples.push_back(sample);
+        }
+      }
+      copy.message.clear();  // the message is a sample too, often of the held-out ones
+      taught.push_back(std::move(copy));
+    }
+    auto scored = families;
+    if (!patterns) {
+      for (auto& family : scored) family.pattern = "\\b\\B";
+    }
+    const auto matcher = Matcher::build(std::move(taught), std::move(scored), rocm_doctor::symptom::word_settings());
+    if (!matcher) {
+      fmt::print(stderr, "cannot build the catalogue: {}\n", matcher.error());
+      std::exit(2);
+    }
+    for (const auto& [family, sample] : held) {
+      ++score.samples;
+      if (recognised(*matcher, sample, family)) ++score.recognised;
     }
   }
   return score;
@@ -194,6 +240,12 @@ int main() {
   const auto floor = families_alone(all, families);
   fmt::print("Families alone (no signature at all): {}/{} ({:.1f} %).\n", floor.recognised, floor.samples,
              percent(floor.recognised, floor.samples));
+  const auto folds = sample_folds(all, families, true);
+  fmt::print("5-fold over samples, family patterns and words taught by the other folds: {}/{} ({:.1f} %).\n",
+             folds.recognised, folds.samples, percent(folds.recognised, folds.samples));
+  const auto words = sample_folds(all, families, false);
+  fmt::print("5-fold over samples, words alone: {}/{} ({:.1f} %).\n", words.recognised, words.samples,
+             percent(words.recognised, words.samples));
   const auto& matcher = rocm_doctor::symptom::default_matcher();
   for (const auto& file : held_out_files(".json")) {
     const auto blind = blind_recall(matcher, file);
