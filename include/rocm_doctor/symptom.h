@@ -113,7 +113,9 @@ struct WordSettings {
   std::string cue;    // RE2: the line says something failed
   std::string quiet;  // RE2: ...but at an informational level, or as a warning: never voted on
   std::vector<std::string> stop_words;
-  double smoothing = 0.1;          // added to each word's count in a family
+  double smoothing = 0.02;         // added to the share of a family's texts that have a word
+  double anchor_share = 0.5;       // the winner needs a word it has at least this share of...
+  std::size_t anchor_texts = 2;    // ...in at least this many of its texts (not only shared words)
   double min_score = 30;           // the winner's score must reach this...
   double min_margin = 3;           // ...and beat the runner-up by this much
   std::size_t max_lines = 64;      // only the last lines of a text are voted on

@@ -39,6 +39,8 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   auto quiet = reader.text("quiet");
   auto stop = reader.strings("stop_words");
   auto smoothing = positive(reader, "smoothing");
+  auto anchor_share = positive(reader, "anchor_share");
+  auto anchor_texts = whole_number(reader, "anchor_texts");
   auto min_score = positive(reader, "min_score");
   auto min_margin = positive(reader, "min_margin");
   auto max_lines = whole_number(reader, "max_lines");
@@ -48,6 +50,9 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   if (!stop) return tl::unexpected(stop.error());
   if (!smoothing) return tl::unexpected(smoothing.error());
   if (*smoothing == 0) return tl::unexpected(reader.error("smoothing", "must be more than 0"));
+  if (!anchor_share) return tl::unexpected(anchor_share.error());
+  if (*anchor_share > 1) return tl::unexpected(reader.error("anchor_share", "must be a share from 0 to 1"));
+  if (!anchor_texts) return tl::unexpected(anchor_texts.error());
   if (!min_score) return tl::unexpected(min_score.error());
   if (!min_margin) return tl::unexpected(min_margin.error());
   if (!max_lines) return tl::unexpected(max_lines.error());
@@ -56,6 +61,8 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   settings.quiet = std::move(*quiet);
   settings.stop_words = std::move(*stop);
   settings.smoothing = *smoothing;
+  settings.anchor_share = *anchor_share;
+  settings.anchor_texts = *anchor_texts;
   settings.min_score = *min_score;
   settings.min_margin = *min_margin;
   settings.max_lines = *max_lines;
@@ -150,26 +157,31 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
   // counts[word][family]: the texts of the family the word is in; documents[word]: all texts.
   std::unordered_map<std::string, std::map<std::size_t, double>> counts;
   std::unordered_map<std::string, double> documents;
+  std::vector<double> family_texts(families.size(), 0.0);
   double texts = 0;
   for (const auto& signature : signatures) {
     const auto family = index.find(signature.family);
     if (family == index.end() || signature.harmless) continue;
     for (const auto& text : training_texts(signature)) {
       texts += 1;
+      family_texts[family->second] += 1;
       for (const auto& word : line_words(text, model.stop_)) {
         counts[word][family->second] += 1;
         documents[word] += 1;
       }
     }
   }
-  // A word's weight in a family: how rare it is over all texts (idf) times how
-  // often the family's texts have it (log-smoothed), so one shared rare word
-  // outvotes many common ones.
+  // A word's weight in a family: how rare it is over all texts (idf) times the
+  // log-smoothed share of the family's texts that have it, so one shared rare
+  // word outvotes many common ones and a family with many samples does not win
+  // on common words alone. An anchor is a word mostly this family's.
   for (const auto& [word, by_family] : counts) {
     const double rarity = std::log(texts / documents[word]);
     auto& weights = model.weights_[word];
     for (const auto& [family, count] : by_family) {
-      weights.push_back({family, rarity * std::log1p(count / settings.smoothing)});
+      const bool anchor =
+          count >= static_cast<double>(settings.anchor_texts) && count / documents[word] >= settings.anchor_share;
+      weights.push_back({family, rarity * std::log1p(count / family_texts[family] / settings.smoothing), anchor});
     }
   }
   return model;
@@ -182,7 +194,7 @@ std::optional<WordModel::Vote> WordModel::vote(std::string_view line) const {
   for (const auto& word : words) {
     const auto it = weights_.find(word);
     if (it == weights_.end()) continue;
-    for (const auto& [family, weight] : it->second) score[family] += weight;
+    for (const auto& [family, weight, anchor] : it->second) score[family] += weight;
   }
   std::vector<std::size_t> order(family_count_);
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -194,13 +206,18 @@ std::optional<WordModel::Vote> WordModel::vote(std::string_view line) const {
 
   Vote vote{order[0], best, {}};
   std::vector<std::pair<double, std::string>> strongest;
+  bool anchored = false;
   for (const auto& word : words) {
     const auto it = weights_.find(word);
     if (it == weights_.end()) continue;
-    for (const auto& [family, weight] : it->second) {
-      if (family == vote.family) strongest.emplace_back(weight, word);
+    for (const auto& [family, weight, anchor] : it->second) {
+      if (family != vote.family) continue;
+      strongest.emplace_back(weight, word);
+      anchored = anchored || anchor;
     }
   }
+  // Words every family shares ("invalid", "access") are no evidence of this one.
+  if (!anchored) return std::nullopt;
   std::stable_sort(strongest.begin(), strongest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = 0; i < strongest.size() && i < settings_.evidence_words; ++i) {
     vote.words.push_back(strongest[i].second);

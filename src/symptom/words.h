@@ -44,6 +44,7 @@ class WordModel {
   struct Weight {
     std::size_t family;
     double weight;
+    bool anchor;  // mostly this family's word, in enough of its texts
   };
   WordSettings settings_;
   std::unique_ptr<RE2> cue_;

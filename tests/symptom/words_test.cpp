@@ -106,6 +106,15 @@ TEST(Words, AnUnclearVoteOrTooFewKnownWordsGivesNothing) {
   EXPECT_TRUE(build_matcher(strict).scan("amdgpu: SMU firmware message SetWorkloadMask timed out").empty());
 }
 
+TEST(Words, AVoteNeedsAWordThatIsMostlyTheFamilysOwn) {
+  // "bootstrap" and "peer" are in one collective sample each: enough score, no anchor.
+  EXPECT_TRUE(matcher().scan("bootstrap peer failed").empty());
+  // "rccl" is in two of its samples and in no other family's: an anchor.
+  const auto matches = matcher().scan("rccl bootstrap peer failed");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches[0].family->id, "collective");
+}
+
 TEST(Words, AVoteForASpecificFamilyReplacesACatchAllOnItsLine) {
   const auto matches = matcher().scan("[drm:smu_cmn_send] *ERROR* SMU firmware message GetMetrics timed out");
   ASSERT_EQ(matches.size(), 1U);
@@ -164,10 +173,10 @@ TEST(Words, TheBuiltInTableLoadsAndTheDefaultMatcherVotes) {
   ASSERT_NE(word_settings(), nullptr);
   EXPECT_GE(word_settings()->max_lines, 1U);
   // A wording no signature or family pattern was written for (checked when written).
-  const auto matches = default_matcher().scan("amdgpu: PMFW handshake lost, metrics table transfer refused");
+  const auto matches = default_matcher().scan("hipblaslt matmul algo heuristic refused");
   ASSERT_FALSE(matches.empty());
   EXPECT_TRUE(matches[0].by_words());
-  EXPECT_EQ(matches[0].family->id, "amdgpu-firmware-smu");
+  EXPECT_EQ(matches[0].family->id, "hipblaslt");
 }
 
 }  // namespace
