@@ -36,6 +36,7 @@ struct Score {
   int samples = 0;
   int recognised = 0;
   int signatures = 0;
+  int answered = 0;  // samples that got any family (the folds over samples)
 };
 
 struct Scores {
@@ -133,6 +134,7 @@ Score sample_folds(const std::vector<Signature>& all, const std::vector<Family>&
     for (const auto& [family, sample] : held) {
       ++score.samples;
       if (recognised(*matcher, sample, family)) ++score.recognised;
+      if (!matcher->scan(sample).empty()) ++score.answered;
     }
   }
   return score;
@@ -254,8 +256,9 @@ int main() {
   fmt::print("5-fold over samples, family patterns and words taught by the other folds: {}/{} ({:.1f} %).\n",
              folds.recognised, folds.samples, percent(folds.recognised, folds.samples));
   const auto words = sample_folds(all, families, false);
-  fmt::print("5-fold over samples, words alone: {}/{} ({:.1f} %).\n", words.recognised, words.samples,
-             percent(words.recognised, words.samples));
+  fmt::print("5-fold over samples, words alone: {}/{} ({:.1f} %); {} got a family, {:.1f} % of them the right one.\n",
+             words.recognised, words.samples, percent(words.recognised, words.samples), words.answered,
+             percent(words.recognised, words.answered));
   const auto& matcher = rocm_doctor::symptom::default_matcher();
   for (const auto& file : held_out_files(".json")) {
     const auto blind = blind_recall(matcher, file);
