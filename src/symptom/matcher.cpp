@@ -307,9 +307,9 @@ std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const 
     }
     const auto offset = static_cast<std::size_t>(found.data() - text.data());
     if (position < signature_count) {
-      matches.push_back({&compiled_->signatures[position], compiled_->family_of[position], 0, offset});
+      matches.push_back({&compiled_->signatures[position], compiled_->family_of[position], 0, offset, {}});
     } else {
-      matches.push_back({nullptr, &compiled_->families[position - signature_count], 0, offset});
+      matches.push_back({nullptr, &compiled_->families[position - signature_count], 0, offset, {}});
     }
   }
   if (compiled_->words) add_word_votes(*compiled_->words, compiled_->families, normalised, matches);
