@@ -70,6 +70,10 @@ struct Family {
   // RE2 with the pattern's macros: a line the pattern matches but this also matches is
   // not this family (an informational line that names a missing library).
   std::string except;
+  // RE2 with the pattern's macros: the family's own terms (its component's library,
+  // tool, source file and function names, its subsystem's words). A failing line no
+  // pattern explains that names one is this family's, before any vote by words.
+  std::string terms;
 };
 
 // The families of an error_families.json text; an error names the file, the family and field.
@@ -135,8 +139,10 @@ struct Match {
   std::size_t line = 0;                         // 1-based line of the input where the match starts
   std::size_t offset = 0;                       // byte offset of the match start in the normalised text
   std::vector<std::string> words;               // not empty: the family was voted by these words
+  std::string term;                             // not empty: the line names this term of the family
   [[nodiscard]] const std::string& id() const;  // the signature's id, else the family's
   [[nodiscard]] bool by_words() const { return !words.empty(); }
+  [[nodiscard]] bool by_term() const { return !term.empty(); }
 };
 
 // Every signature compiled into one RE2::Set: a text is scanned in linear time,
@@ -157,7 +163,8 @@ class Matcher {
   // families that matched where no signature did: a family is dropped when
   // one of its signatures matched, or a specific signature on the same line.
   // Last, the failing lines nothing matched (or only a catch-all family), each
-  // given the family its words vote for, when the vote is clear (by_words()).
+  // given the family whose term it names (by_term()), else the family its words
+  // vote for, when the vote is clear (by_words()).
   [[nodiscard]] std::vector<Match> scan(std::string_view text) const;
   // The same over a text normalise() already made plain.
   [[nodiscard]] std::vector<Match> scan_normalised(const Normalised& text) const;

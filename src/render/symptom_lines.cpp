@@ -30,6 +30,9 @@ std::string match_title(const OrderedJson& match) {
   const auto family = text_of(match, "family");
   const auto* known = symptom::find_family(family);
   const auto kind = "a message of the kind \"" + (known != nullptr ? known->name : family) + "\" (" + family + ")";
+  if (const auto term = text_of(match, "term"); !term.empty()) {
+    return "no known message; it names \"" + term + "\", " + kind;
+  }
   const auto words = match.find("words");
   if (words == match.end() || !words->is_array() || words->empty()) return "no exact signature, " + kind;
   std::string said;

@@ -26,6 +26,7 @@ Family read_family(const Json& entry) {
   family.sources = data::strings(entry, "sources");
   family.general = entry.value("general", false);
   family.except = entry.value("except", std::string());
+  family.terms = entry.value("terms", std::string());
   return family;
 }
 

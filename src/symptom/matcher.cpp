@@ -82,7 +82,7 @@ std::vector<Match> prune(std::vector<Match> matches) {
   const auto rank = [](const Match& match) {
     if (match.signature != nullptr) return match.signature->general ? 1 : 0;
     if (match.family != nullptr && match.family->general) return 4;
-    return match.by_words() ? 3 : 2;
+    return match.by_words() || match.by_term() ? 3 : 2;
   };
   std::stable_sort(matches.begin(), matches.end(), [&](const Match& a, const Match& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
@@ -225,10 +225,10 @@ std::size_t line_start(std::string_view text, std::size_t offset) {
   return offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
 }
 
-// The words' votes for the failing lines no pattern explains: a line only a
-// catch-all family matched is voted on too, and its vote for a specific family
-// replaces the catch-all. A family already matched, or voted on an earlier
-// line, is not added again.
+// The words' votes for the failing lines no pattern explains (a family's term
+// the line names, else its words): a line only a catch-all family matched is
+// voted on too, and its vote for a specific family replaces the catch-all. A
+// family already matched, or voted on an earlier line, is not added again.
 void add_word_votes(const WordModel& words, const std::vector<Family>& families, const Normalised& normalised,
                     std::vector<Match>& matches) {
   const std::string_view text = normalised.text;
@@ -265,7 +265,7 @@ void add_word_votes(const WordModel& words, const std::vector<Family>& families,
     if (catch_all_here && family->general) continue;
     if (catch_all_here) replaced.insert(begin);
     matched.insert(family);
-    matches.push_back({nullptr, family, 0, begin, vote->words});
+    matches.push_back({nullptr, family, 0, begin, vote->words, vote->term});
   }
   std::erase_if(matches, [&](const Match& match) {
     return match.signature == nullptr && match.family != nullptr && match.family->general &&
@@ -307,9 +307,9 @@ std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const 
     }
     const auto offset = static_cast<std::size_t>(found.data() - text.data());
     if (position < signature_count) {
-      matches.push_back({&compiled_->signatures[position], compiled_->family_of[position], 0, offset, {}});
+      matches.push_back({&compiled_->signatures[position], compiled_->family_of[position], 0, offset, {}, {}});
     } else {
-      matches.push_back({nullptr, &compiled_->families[position - signature_count], 0, offset, {}});
+      matches.push_back({nullptr, &compiled_->families[position - signature_count], 0, offset, {}, {}});
     }
   }
   if (compiled_->words) add_word_votes(*compiled_->words, compiled_->families, normalised, matches);

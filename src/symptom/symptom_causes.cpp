@@ -59,9 +59,11 @@ const std::vector<SignatureCause>& causes_of(const Match& match) {
   return match.family != nullptr ? match.family->causes : none;
 }
 
-// What recognised the message: its signature's pattern, its family's, or its words' vote.
+// What recognised the message: its signature's pattern, its family's, a term
+// of its family, or its words' vote.
 std::string_view matched_by(const Match& match) {
   if (match.signature != nullptr) return "signature";
+  if (match.by_term()) return "term";
   return match.by_words() ? "words" : "family";
 }
 
@@ -74,6 +76,7 @@ OrderedJson match_json(const Match& match) {
                       {"meaning", alone ? match.family->meaning : match.signature->meaning},
                       {"line", match.line}};
   if (match.by_words()) json["words"] = match.words;
+  if (match.by_term()) json["term"] = match.term;
   return json;
 }
 

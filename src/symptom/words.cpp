@@ -95,6 +95,14 @@ bool is_hex_run(std::string_view word) {
                                          [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
+// A family's terms, macros expanded; nullptr for a family without terms.
+tl::expected<std::unique_ptr<RE2>, std::string> compile_terms(const Family& family) {
+  if (family.terms.empty()) return std::unique_ptr<RE2>();
+  auto regex = std::make_unique<RE2>(expand_pattern(family.terms), line_options());
+  if (!regex->ok()) return tl::unexpected("error family " + family.id + ": terms: " + regex->error());
+  return regex;
+}
+
 // Sample texts of one family, as the scan sees them (normalised), with their line ends.
 std::vector<std::string> training_texts(const Signature& signature) {
   std::vector<std::string> texts;
@@ -153,6 +161,12 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
   model.family_count_ = families.size();
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < families.size(); ++i) index.emplace(families[i].id, i);
+  for (const auto& family : families) {
+    auto terms = compile_terms(family);
+    if (!terms) return tl::unexpected(terms.error());
+    model.terms_.push_back(std::move(*terms));
+    model.general_.push_back(family.general);
+  }
 
   // counts[word][family]: the texts of the family the word is in; documents[word]: all texts.
   std::unordered_map<std::string, std::map<std::size_t, double>> counts;
@@ -189,6 +203,33 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
 
 std::optional<WordModel::Vote> WordModel::vote(std::string_view line) const {
   if (family_count_ == 0 || !RE2::PartialMatch(line, *cue_) || RE2::PartialMatch(line, *quiet_)) return std::nullopt;
+  if (auto named = term_vote(line)) return named;
+  return word_vote(line);
+}
+
+// The family whose term the line names: a specific family before a catch-all,
+// then the term that comes first on the line (the component a message starts
+// with is the one that printed it: "rocBLAS error from hip error code ..."),
+// then the family listed first.
+std::optional<WordModel::Vote> WordModel::term_vote(std::string_view line) const {
+  std::optional<Vote> best;
+  std::size_t best_at = 0;
+  for (std::size_t family = 0; family < terms_.size(); ++family) {
+    re2::StringPiece found;
+    if (!terms_[family] || !terms_[family]->Match(line, 0, line.size(), RE2::UNANCHORED, &found, 1) || found.empty()) {
+      continue;
+    }
+    const auto at = static_cast<std::size_t>(found.data() - line.data());
+    const bool better = !best || (general_[best->family] && !general_[family]) ||
+                        (general_[best->family] == general_[family] && at < best_at);
+    if (!better) continue;
+    best = Vote{family, 0, {}, std::string(found.data(), found.size())};
+    best_at = at;
+  }
+  return best;
+}
+
+std::optional<WordModel::Vote> WordModel::word_vote(std::string_view line) const {
   std::vector<double> score(family_count_, 0.0);
   const auto words = line_words(line, stop_);
   for (const auto& word : words) {
@@ -204,7 +245,7 @@ std::optional<WordModel::Vote> WordModel::vote(std::string_view line) const {
   const double second = order.size() > 1 ? score[order[1]] : 0.0;
   if (best < settings_.min_score || best - second < settings_.min_margin) return std::nullopt;
 
-  Vote vote{order[0], best, {}};
+  Vote vote{order[0], best, {}, {}};
   std::vector<std::pair<double, std::string>> strongest;
   bool anchored = false;
   for (const auto& word : words) {

@@ -1,6 +1,7 @@
 // The words layer of the symptom matcher (issue 31): a failing line that no
-// signature or family pattern explains is given the family whose real samples
-// share its rarest words. Internal to src/symptom.
+// signature or family pattern explains is given the family whose own term it
+// names (a family's `terms`), else the family whose real samples share its
+// rarest words. Internal to src/symptom.
 #pragma once
 
 #include <re2/re2.h>
@@ -21,18 +22,20 @@ namespace rocm_doctor::symptom {
 class WordModel {
  public:
   // Learns each word's weight per family from the samples and messages of
-  // `signatures` (not the usually-harmless ones) whose family is in `families`.
-  // An error names the settings' pattern RE2 refused.
+  // `signatures` (not the usually-harmless ones) whose family is in `families`,
+  // and compiles each family's terms. An error names the pattern RE2 refused.
   static tl::expected<WordModel, std::string> build(const std::vector<Signature>& signatures,
                                                     const std::vector<Family>& families, const WordSettings& settings);
 
   struct Vote {
     std::size_t family = 0;  // index into the families it was built with
     double score = 0;
-    std::vector<std::string> words;  // the strongest, first
+    std::vector<std::string> words;  // the strongest, first (a vote by words)
+    std::string term;                // the family's term the line names (a vote by term)
   };
   // The family `line` votes for, if the vote is clear; nullopt for a line that
-  // says nothing failed, speaks at an informational level, or is unclear.
+  // says nothing failed, speaks at an informational level, or is unclear. A
+  // family's term on the line decides before the words are counted.
   [[nodiscard]] std::optional<Vote> vote(std::string_view line) const;
 
   // The byte offsets (in `text`) of the starts of the lines that say something
@@ -41,6 +44,9 @@ class WordModel {
                                                          const std::unordered_set<std::size_t>& skip) const;
 
  private:
+  [[nodiscard]] std::optional<Vote> term_vote(std::string_view line) const;
+  [[nodiscard]] std::optional<Vote> word_vote(std::string_view line) const;
+
   struct Weight {
     std::size_t family;
     double weight;
@@ -52,6 +58,8 @@ class WordModel {
   std::unordered_set<std::string> stop_;
   std::unordered_map<std::string, std::vector<Weight>> weights_;
   std::size_t family_count_ = 0;
+  std::vector<std::unique_ptr<RE2>> terms_;  // per family: its terms, or nullptr
+  std::vector<bool> general_;                // per family: a catch-all (its terms yield)
 };
 
 // The words of a line as the layer counts them: lower case, split at anything

@@ -2,6 +2,7 @@
 // tolerant pattern knows its own signatures' samples, a message only a family
 // knows is reported with `signature: null`, its meaning, causes and next step.
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
 #include <fstream>
 #include <set>
@@ -200,6 +201,32 @@ TEST(ErrorFamilies, TheTextBlockNamesTheFamilyOfAMessageOnlyItKnows) {
   for (const auto& line : render_support::symptom_lines(report)) text += line.text + "\n";
   EXPECT_NE(text.find("GPU memory access fault"), std::string::npos) << text;
   EXPECT_NE(text.find("rocm-doctor explain gpu-memory-fault"), std::string::npos) << text;
+}
+
+// A failure no pattern knows, in the words of a component the catalogue has a
+// family for: the family by its term, and the text says which term it named.
+TEST(ErrorFamilies, TheTextBlockSaysWhichTermOfAFamilyAnUnknownMessageNamed) {
+  Report report;
+  const auto matches = default_matcher().scan("Exception caught: rsmi_init.");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_TRUE(matches[0].by_term());
+  report.sections["symptom"] = symptom_section(matches, report, "argument");
+  EXPECT_EQ(report.sections["symptom"]["matches"][0]["matched_by"], "term");
+  std::string text;
+  for (const auto& line : render_support::symptom_lines(report)) text += line.text + "\n";
+  EXPECT_NE(text.find("it names \"rsmi_init\""), std::string::npos) << text;
+  EXPECT_NE(text.find("(smi-tools)"), std::string::npos) << text;
+}
+
+// Every specific family names its own terms, and they compile (a general one
+// may too: its terms yield to any specific family's).
+TEST(ErrorFamilies, EverySpecificFamilyHasTermsThatCompile) {
+  for (const auto& family : families()) {
+    EXPECT_TRUE(family.general || !family.terms.empty()) << family.id << " has no terms";
+    if (family.terms.empty()) continue;
+    const RE2 terms(expand_pattern(family.terms), RE2::Quiet);
+    EXPECT_TRUE(terms.ok()) << family.id << ": " << terms.error();
+  }
 }
 
 TEST(ErrorFamilies, ExplainDescribesAFamilyAndAPastedVariant) {

@@ -57,6 +57,11 @@ WordSettings settings() {
   return words;
 }
 
+const WordSettings& matcher_settings() {
+  static const WordSettings words = settings();
+  return words;
+}
+
 Matcher build_matcher(const WordSettings& words) {
   auto built = Matcher::build(taught(), families_taught(), &words);
   EXPECT_TRUE(built) << built.error();
@@ -172,11 +177,68 @@ TEST(Words, ABrokenSettingIsAnErrorNamingTheFileAndKey) {
 TEST(Words, TheBuiltInTableLoadsAndTheDefaultMatcherVotes) {
   ASSERT_NE(word_settings(), nullptr);
   EXPECT_GE(word_settings()->max_lines, 1U);
-  // A wording no signature or family pattern was written for (checked when written).
-  const auto matches = default_matcher().scan("hipblaslt matmul algo heuristic refused");
+  // A wording no signature, family pattern or term was written for (checked when written).
+  const auto matches = default_matcher().scan("heuristic fetch refused");
   ASSERT_FALSE(matches.empty());
   EXPECT_TRUE(matches[0].by_words());
   EXPECT_EQ(matches[0].family->id, "hipblaslt");
+}
+
+// Terms: a failing line no pattern explains that names a family's own term is
+// that family's, before the words are counted.
+Matcher build_with_terms() {
+  auto families = families_taught();
+  families[0].terms = "\\bsmu\\w*|\\bpmfw\\b";
+  families[1].terms = "\\b[rn]ccl\\w*";
+  families[2].terms = "\\bamdgpu\\b";
+  auto built = Matcher::build(taught(), std::move(families), &matcher_settings());
+  EXPECT_TRUE(built) << built.error();
+  return std::move(*built);
+}
+
+const Matcher& term_matcher() {
+  static const Matcher built = build_with_terms();
+  return built;
+}
+
+TEST(Terms, AFailingLineNamingAFamilysTermIsThatFamilysWithTheTermSaid) {
+  const auto matches = term_matcher().scan("PMFW refused the request");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches[0].signature, nullptr);
+  EXPECT_EQ(matches[0].family->id, "firmware");
+  EXPECT_TRUE(matches[0].by_term());
+  EXPECT_FALSE(matches[0].by_words());
+  EXPECT_EQ(matches[0].term, "PMFW");
+  EXPECT_EQ(symptom_section(matches, Report{}, "argument")["matches"][0]["matched_by"], "term");
+  EXPECT_EQ(symptom_section(matches, Report{}, "argument")["matches"][0]["term"], "PMFW");
+}
+
+TEST(Terms, TheTermThatComesFirstOnTheLineWins) {
+  const auto rccl_first = term_matcher().scan("rccl: smu refused the request");
+  ASSERT_EQ(rccl_first.size(), 1U);
+  EXPECT_EQ(rccl_first[0].family->id, "collective");
+  const auto smu_first = term_matcher().scan("smu: rccl refused the request");
+  ASSERT_EQ(smu_first.size(), 1U);
+  EXPECT_EQ(smu_first[0].family->id, "firmware");
+}
+
+TEST(Terms, ASpecificFamilysTermWinsOverACatchAllsEvenWhenLater) {
+  const auto matches = term_matcher().scan("amdgpu: 0000:03:00.0: smu refused the request");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches[0].family->id, "firmware");
+}
+
+TEST(Terms, ALineThatSaysNothingFailedOrSpeaksAtInfoLevelNamesNoFamily) {
+  EXPECT_TRUE(term_matcher().scan("smu firmware version 0x00554b00 loaded").empty());
+  EXPECT_TRUE(term_matcher().scan("rccl INFO bootstrap refused once, retrying").empty());
+}
+
+TEST(Terms, TermsThatRE2RefusesAreAnErrorNamingTheFamily) {
+  auto families = families_taught();
+  families[1].terms = "rccl(";
+  const auto built = Matcher::build(taught(), std::move(families), &matcher_settings());
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().rfind("error family collective: terms: ", 0), 0U) << built.error();
 }
 
 }  // namespace
