@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <unordered_set>
 #include <utility>
@@ -174,30 +175,35 @@ const std::vector<Family>& Matcher::families() const {
 
 namespace {
 
-// Where to start looking for each hit's first match: the block before the
-// first ~64 KiB block (cut at a line end) in which the set sees it. One more
-// pass of the set in all, so a log with many different errors near its end
-// stays linear; starting one block early finds a match that crosses into it.
-std::map<int, std::size_t> search_starts(const RE2::Set& set, std::string_view text, const std::vector<int>& hits) {
-  // Small blocks: each of a few hundred patterns is then searched alone over
-  // at most two blocks, not two MiB (the set's pass is linear either way).
+// Every pattern the text matches, with where to start looking for its first
+// match: the start of the block before the first ~64 KiB block (cut at a line
+// end) in which the set sees it. One pass of the set in all, block by block;
+// each block is scanned from a few KiB before it (a line start), so a message
+// printed over several lines that crosses into the block still matches.
+// nullopt when the set's DFA ran out of memory.
+std::optional<std::map<int, std::size_t>> locate_hits(const RE2::Set& set, std::string_view text) {
+  // Small blocks: each of a few hundred patterns that hit is then searched
+  // alone over at most two blocks, not the whole text.
   constexpr std::size_t kBlock = 64U << 10;
+  constexpr std::size_t kOverlap = 4U << 10;
   std::map<int, std::size_t> starts;
-  std::set<int> missing(hits.begin(), hits.end());
   std::size_t previous = 0;
-  for (std::size_t begin = 0; begin < text.size() && !missing.empty();) {
+  std::vector<int> seen;
+  for (std::size_t begin = 0; begin < text.size();) {
     auto end = text.find('\n', std::min(text.size(), begin + kBlock));
     end = end == std::string_view::npos ? text.size() : end + 1;
-    std::vector<int> seen;
-    if (set.Match(text.substr(begin, end - begin), &seen)) {
-      for (const int index : seen) {
-        if (missing.erase(index) > 0) starts[index] = previous;
-      }
+    const auto from = begin > kOverlap ? text.rfind('\n', begin - kOverlap) + 1 : 0;  // npos + 1 == 0
+    seen.clear();
+    RE2::Set::ErrorInfo info{};
+    if (set.Match(text.substr(from, end - from), &seen, &info)) {
+      for (const int index : seen) starts.emplace(index, previous);  // the first block wins
+    } else if (info.kind != RE2::Set::kNoError) {
+      return std::nullopt;
     }
     previous = begin;
     begin = end;
   }
-  return starts;  // a hit missing here matched only across blocks: searched from 0
+  return starts;
 }
 
 // The line `found` starts on.
@@ -281,20 +287,16 @@ std::vector<Match> Matcher::scan(std::string_view text) const {
 
 std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const {
   const std::string_view text = normalised.text;
-  std::vector<int> hits;
-  RE2::Set::ErrorInfo info{};
-  if (!compiled_->set.Match(text, &hits, &info) && info.kind != RE2::Set::kNoError) {
+  auto located = locate_hits(compiled_->set, text);
+  if (!located) {
     // The set's DFA ran out of memory: search each pattern alone (still linear each).
-    hits.clear();
-    for (std::size_t i = 0; i < compiled_->each.size(); ++i) hits.push_back(static_cast<int>(i));
+    located.emplace();
+    for (std::size_t i = 0; i < compiled_->each.size(); ++i) located->emplace(static_cast<int>(i), 0);
   }
-  std::sort(hits.begin(), hits.end());
-  const auto starts = hits.empty() ? std::map<int, std::size_t>{} : search_starts(compiled_->set, text, hits);
   const auto signature_count = compiled_->signatures.size();
   std::vector<Match> matches;
-  for (const int index : hits) {
+  for (const auto& [index, start] : *located) {
     const auto position = static_cast<std::size_t>(index);
-    const auto start = starts.contains(index) ? starts.at(index) : 0;
     re2::StringPiece found;
     // A match longer than a block starts before `start`: searched again from the top.
     if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1) &&

@@ -59,8 +59,8 @@ TEST(SymptomEngine, AMessageInsideALogReportsTheLineItStartsOn) {
 }
 
 TEST(SymptomEngine, ALongLogNamesTheFirstLineOfEachMessageWhateverTheBlock) {
-  // Longer than the matcher's 1 MiB location blocks, with a two-line message
-  // around a block boundary and the same error twice.
+  // Longer than the matcher's 64 KiB location blocks, with a two-line message
+  // and the same error twice.
   std::string log;
   std::size_t lines = 0;
   const auto add = [&](const std::string& line) {
@@ -80,6 +80,30 @@ TEST(SymptomEngine, ALongLogNamesTheFirstLineOfEachMessageWhateverTheBlock) {
   for (const auto& match : matches) line_of[match.id()] = match.line;
   EXPECT_EQ(line_of["hip-no-binary-for-gpu"], first_error);
   EXPECT_EQ(line_of["memory-access-fault-page-not-present"], fault);
+}
+
+// The set scans the text in ~64 KiB blocks cut at line ends: a message that
+// only matches whole, whose first line ends the first block and whose second
+// line starts the next one, still matches, at its first line.
+TEST(SymptomEngine, AMessageSplitAcrossTheMatchersBlockBoundaryStillMatches) {
+  Signature two_lines;
+  two_lines.id = "two-lines";
+  two_lines.pattern = "queue reset begins[^\\n]*\\n[^\\n]*queue reset ends badly";
+  const auto matcher = Matcher::build({two_lines});
+  ASSERT_TRUE(matcher) << matcher.error();
+  std::string log;
+  std::size_t lines = 0;
+  while (log.size() < (64U << 10) - 20) {
+    log += "epoch 3 step 1200/5000 loss 2.3145\n";
+    ++lines;
+  }
+  log += "amdgpu: queue reset begins on ring comp_1.0.0\n";
+  ASSERT_GT(log.size(), 64U << 10) << "the first line must end the first block";
+  log += "amdgpu: queue reset ends badly\n";
+  const auto matches = matcher->scan(log);
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches.front().id(), "two-lines");
+  EXPECT_EQ(matches.front().line, lines + 1);
 }
 
 TEST(SymptomEngine, AMessageSplitOverTwoLinesStillMatches) {
