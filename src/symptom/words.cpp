@@ -45,6 +45,7 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   auto min_margin = positive(reader, "min_margin");
   auto max_lines = whole_number(reader, "max_lines");
   auto evidence = whole_number(reader, "evidence_words");
+  auto min_words = whole_number(reader, "min_words");
   if (!cue) return tl::unexpected(cue.error());
   if (!quiet) return tl::unexpected(quiet.error());
   if (!stop) return tl::unexpected(stop.error());
@@ -57,6 +58,7 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   if (!min_margin) return tl::unexpected(min_margin.error());
   if (!max_lines) return tl::unexpected(max_lines.error());
   if (!evidence) return tl::unexpected(evidence.error());
+  if (!min_words) return tl::unexpected(min_words.error());
   settings.cue = std::move(*cue);
   settings.quiet = std::move(*quiet);
   settings.stop_words = std::move(*stop);
@@ -67,6 +69,7 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   settings.min_margin = *min_margin;
   settings.max_lines = *max_lines;
   settings.evidence_words = *evidence;
+  settings.min_words = *min_words;
   return settings;
 }
 
@@ -257,8 +260,9 @@ std::optional<WordModel::Vote> WordModel::word_vote(std::string_view line) const
       anchored = anchored || anchor;
     }
   }
-  // Words every family shares ("invalid", "access") are no evidence of this one.
-  if (!anchored) return std::nullopt;
+  // Words every family shares ("invalid", "access") are no evidence of this one,
+  // and one rare word alone ("range") is a coincidence more often than a family.
+  if (!anchored || strongest.size() < settings_.min_words) return std::nullopt;
   std::stable_sort(strongest.begin(), strongest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = 0; i < strongest.size() && i < settings_.evidence_words; ++i) {
     vote.words.push_back(strongest[i].second);

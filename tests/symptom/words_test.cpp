@@ -166,7 +166,7 @@ TEST(Words, ABrokenSettingIsAnErrorNamingTheFileAndKey) {
   ASSERT_FALSE(built);
   EXPECT_EQ(built.error().rfind("error_words.json: cue: ", 0), 0U) << built.error();
   const auto parsed = parse_word_settings(R"({"cue": "x", "quiet": "y", "stop_words": [], "smoothing": 0,
-      "min_score": 1, "min_margin": 1, "max_lines": 2, "evidence_words": 3})");
+      "min_score": 1, "min_margin": 1, "max_lines": 2, "evidence_words": 3, "min_words": 2})");
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error(), "error_words.json: smoothing: must be more than 0");
   const auto missing = parse_word_settings(R"({"quiet": "y"})");
