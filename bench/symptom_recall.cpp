@@ -209,7 +209,11 @@ std::vector<std::filesystem::path> held_out_files(std::string_view suffix) {
     const auto name = entry.path().filename().string();
     if (name.starts_with("round") && name.ends_with(suffix)) files.push_back(entry.path());
   }
-  std::sort(files.begin(), files.end());
+  // By round number: round10 after round9.
+  const auto round = [](const std::filesystem::path& path) {
+    return std::stoi(path.filename().string().substr(std::string_view("round").size()));
+  };
+  std::sort(files.begin(), files.end(), [&](const auto& a, const auto& b) { return round(a) < round(b); });
   return files;
 }
 
