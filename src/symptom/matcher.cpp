@@ -5,6 +5,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -104,10 +105,28 @@ struct Matcher::Compiled {
   std::vector<Signature> signatures;
   std::vector<Family> families;
   std::vector<const Family*> family_of;      // per signature: its family, or nullptr
-  std::vector<std::unique_ptr<RE2>> each;    // one per signature, then one per family
+  std::vector<std::string> expanded;         // one per signature, then one per family: macros expanded
   std::vector<std::unique_ptr<RE2>> except;  // per family: its "except" pattern, or nullptr
   RE2::Set set{pattern_options(kSetMemory), RE2::UNANCHORED};
   std::optional<WordModel> words;  // built only with word settings
+
+  // Pattern `index` alone, compiled the first time the set reports it: a `why`
+  // hits a handful of the ~500 patterns, and compiling all of them up front was a
+  // quarter of its start-up. The set has already checked every pattern's syntax.
+  const RE2& alone(std::size_t index) const {
+    std::call_once(once_[index],
+                   [&] { each_[index] = std::make_unique<RE2>(expanded[index], pattern_options(kPatternMemory)); });
+    return *each_[index];
+  }
+  void add(std::string pattern) {
+    expanded.push_back(std::move(pattern));
+    each_.emplace_back();
+    once_.emplace_back();
+  }
+
+ private:
+  mutable std::vector<std::unique_ptr<RE2>> each_;
+  mutable std::deque<std::once_flag> once_;  // a deque: once_flag cannot move
 };
 
 Matcher::Matcher(std::unique_ptr<Compiled> compiled) : compiled_(std::move(compiled)) {}
@@ -121,12 +140,10 @@ namespace {
 // error names `what`.
 tl::expected<void, std::string> add_pattern(Matcher::Compiled& compiled, const std::string& pattern,
                                             const std::string& what) {
-  const auto expanded = expand_pattern(pattern);
-  auto regex = std::make_unique<RE2>(expanded, pattern_options(kPatternMemory));
-  if (!regex->ok()) return tl::unexpected(what + ": pattern: " + regex->error());
+  auto expanded = expand_pattern(pattern);
   std::string error;
   if (compiled.set.Add(expanded, &error) < 0) return tl::unexpected(what + ": pattern: " + error);
-  compiled.each.push_back(std::move(regex));
+  compiled.add(std::move(expanded));
   return {};
 }
 
@@ -291,21 +308,22 @@ std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const 
   if (!located) {
     // The set's DFA ran out of memory: search each pattern alone (still linear each).
     located.emplace();
-    for (std::size_t i = 0; i < compiled_->each.size(); ++i) located->emplace(static_cast<int>(i), 0);
+    for (std::size_t i = 0; i < compiled_->expanded.size(); ++i) located->emplace(static_cast<int>(i), 0);
   }
   const auto signature_count = compiled_->signatures.size();
   std::vector<Match> matches;
   for (const auto& [index, start] : *located) {
     const auto position = static_cast<std::size_t>(index);
     re2::StringPiece found;
+    const RE2& pattern = compiled_->alone(position);
     // A match longer than a block starts before `start`: searched again from the top.
-    if (!compiled_->each[position]->Match(text, start, text.size(), RE2::UNANCHORED, &found, 1) &&
-        (start == 0 || !compiled_->each[position]->Match(text, 0, text.size(), RE2::UNANCHORED, &found, 1))) {
+    if (!pattern.Match(text, start, text.size(), RE2::UNANCHORED, &found, 1) &&
+        (start == 0 || !pattern.Match(text, 0, text.size(), RE2::UNANCHORED, &found, 1))) {
       continue;
     }
     if (position >= signature_count) {
       const auto& except = compiled_->except[position - signature_count];
-      if (except && !skip_excepted(*compiled_->each[position], *except, text, found)) continue;
+      if (except && !skip_excepted(pattern, *except, text, found)) continue;
     }
     const auto offset = static_cast<std::size_t>(found.data() - text.data());
     if (position < signature_count) {
