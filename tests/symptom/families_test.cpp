@@ -31,9 +31,10 @@ TEST(ErrorFamilies, EverySignatureBelongsToAKnownFamilyAndEveryFamilyHasSignatur
   }
   EXPECT_GE(families().size(), 25U);
   for (const auto& family : families()) {
-    // A catch-all has none of its own (EachGeneralFamilyCatchesRealSamplesOfOthers holds it to real text).
-    EXPECT_NE(used.contains(family.id), family.general)
-        << family.id << (family.general ? " is general, and has" : " has no") << " signatures";
+    // A catch-all need not have any of its own (EachGeneralFamilyCatchesRealSamplesOfOthers holds it
+    // to real text); a kernel line that names no failure class, like printk's "N callbacks suppressed",
+    // or one no specific family fits, like a rejected command submission, may still belong to it.
+    EXPECT_TRUE(used.contains(family.id) || family.general) << family.id << " has no signatures";
     EXPECT_FALSE(family.name.empty() || family.meaning.empty() || family.component.empty()) << family.id;
     EXPECT_FALSE(family.causes.empty()) << family.id;
     EXPECT_FALSE(family.next_step.empty()) << family.id;
