@@ -6,6 +6,7 @@
 IT_NAME=${IT_NAME:-integration}
 IT_START=$(date +%s.%N)
 IT_GROUPS=()
+IT_LOGS=()  # more logs (not a daemon's) to show when the test fails
 IT_WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocm-doctor-$IT_NAME.XXXXXX")
 IT_DAEMON_LIFETIME=${IT_DAEMON_LIFETIME:-170}  # seconds; ctest's TIMEOUT is longer
 
@@ -73,6 +74,10 @@ it_show_logs() {
   for entry in "${IT_GROUPS[@]}"; do
     IFS=: read -r pid name log <<<"$entry"
     echo "---- $name log ($log), last lines:" >&2
+    tail -n 25 "$log" >&2 2>/dev/null || true
+  done
+  for log in "${IT_LOGS[@]}"; do
+    echo "---- $log, last lines:" >&2
     tail -n 25 "$log" >&2 2>/dev/null || true
   done
 }

@@ -20,7 +20,7 @@ wrapper=$source_dir/packaging/slurm/rocm-doctor-health
 broken_snapshot=$source_dir/tests/scenarios/nvidia-only                  # driver.no-amd-gpu
 healthy_snapshot=$source_dir/tests/scenarios/ubuntu2204-rx7900xtx-healthy
 ras_snapshot=$source_dir/tests/scenarios/real-mi300x-ras-incident  # driver.ras-uncorrectable
-it_require munged munge slurmctld slurmd scontrol sinfo srun setsid timeout python3
+it_require munged munge slurmctld slurmd scontrol sinfo srun setsid timeout flock python3
 [ -x "$doctor" ] || it_fail "no rocm-doctor binary at $doctor"
 
 w=$IT_WORK
@@ -89,12 +89,17 @@ export SLURM_CONF=$w/slurm.conf
 
 # The HealthCheckProgram: slurmd gives it no environment but SLURMD_NODENAME, and
 # no arguments, so a site's shim names the config (here, one the test switches).
+# It counts the runs that judged the node: slurmd starts one every second even while the
+# last is still going (slow under a sanitizer), and such a run leaves the node to the one
+# holding the wrapper's lock.
 cat >"$w/health-check" <<SH
 #!/bin/sh
-echo run >>"$w/health-runs"
-exec "$wrapper" --config "$w/health.conf"
+said=\$("$wrapper" --config "$w/health.conf" 2>&1)
+[ -z "\$said" ] || printf '%s\\n' "\$said" >>"$w/log/health.out"
+case \$said in *"another run is still going"*) ;; *) echo judged >>"$w/health-runs" ;; esac
 SH
 chmod +x "$w/health-check"
+IT_LOGS+=("$w/log/health.out")
 config_for() {  # config_for SNAPSHOT FILE: a wrapper config that replays SNAPSHOT
   cat >"$2.new" <<CONF
 export SLURM_CONF=$w/slurm.conf
@@ -102,12 +107,14 @@ ROCM_DOCTOR=$doctor
 ROCM_DOCTOR_ARGS="--level quick --replay $1"
 REPORT=$w/health.json
 TIMEOUT=20
+LOCK_FILE=$w/health.lock
 CONF
   mv "$2.new" "$2"
 }
 judge() { config_for "$1" "$w/health.conf"; }  # what slurmd's health check judges from now on
 runs() { [ -f "$w/health-runs" ] && wc -l <"$w/health-runs" || echo 0; }
-# Waits until slurmd ran the health check at least twice more after now.
+# Waits until the health check judged the node at least twice more after now: runs take
+# turns, so the second started after now and read the settings of now.
 two_more_runs() {
   local target=$(($(runs) + 2))
   runs_reached() { [ "$(runs)" -ge "$target" ]; }
@@ -214,6 +221,7 @@ judge "$broken_snapshot"
 two_more_runs
 [ "$(reason_of)" = "maintenance: swap PSU" ] || it_fail "the broken doctor overwrote an admin's reason: '$(reason_of)'"
 judge "$healthy_snapshot"  # before the resume: a broken verdict would drain it again
+two_more_runs              # (so would a run still going with the broken settings)
 scontrol update nodename="$node" state=resume
 it_wait_for "node $node idle after the administrator's resume" 60 state_is idle
 it_log "4. admin drain left alone by the healthy and the broken doctor"
@@ -231,10 +239,18 @@ case $nhc_line in "rocm-doctor: driver.no-amd-gpu: "*) ;; *) it_fail "--nhc prin
 sh "$wrapper" --nhc --config "$w/nhc-healthy.conf" || it_fail "--nhc on a healthy node did not exit 0"
 ! drained || it_fail "--nhc changed the node: $(state_of)"
 
+# --- a run that finds another going changes nothing --------------------------
+sed "s|^LOCK_FILE=.*|LOCK_FILE=$w/manual.lock|" "$w/nhc-broken.conf" >"$w/manual-broken.conf"
+flock "$w/manual.lock" sh "$wrapper" --config "$w/manual-broken.conf" 2>"$w/locked.err" ||
+  it_fail "the wrapper exited non-zero behind the lock"
+grep -q "another run is still going" "$w/locked.err" || it_fail "no log line behind the lock: $(cat "$w/locked.err")"
+! drained || it_fail "a run behind the lock drained the node: $(state_of), '$(reason_of)'"
+
 # --- the wrapper exits 0 even when the doctor cannot run ----------------------
 cat >"$w/missing.conf" <<CONF
 export SLURM_CONF=$w/slurm.conf
 ROCM_DOCTOR=$w/no-such-doctor
+LOCK_FILE=$w/manual.lock
 CONF
 sh "$wrapper" --config "$w/missing.conf" 2>"$w/missing.err" || it_fail "the wrapper exited non-zero without a doctor"
 grep -q "rocm-doctor failed" "$w/missing.err" || it_fail "no log line for a missing doctor: $(cat "$w/missing.err")"
