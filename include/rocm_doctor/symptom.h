@@ -146,8 +146,9 @@ struct Match {
   [[nodiscard]] bool by_term() const { return !term.empty(); }
 };
 
-// Every signature compiled into one RE2::Set: a text is scanned in linear time,
-// whatever the number of signatures. Movable, not copyable.
+// Every signature and family pattern compiled once, behind a prefilter of the
+// literals each requires (src/symptom/prefilter.h): a text is scanned in linear
+// time whatever the number of signatures. Movable, not copyable.
 class Matcher {
  public:
   // An error names the signature whose pattern RE2 refused. With `words`, a failing

@@ -46,8 +46,12 @@ tl::expected<std::string, std::string> read_log(const std::string& path) {
 
 void append(std::optional<SymptomInput>& input, std::string text, const std::string& source) {
   if (!input) input.emplace();
-  if (!input->text.empty()) input->text += "\n";
-  input->text += text;
+  if (input->text.empty()) {
+    input->text = std::move(text);  // a 50 MB log is not copied
+  } else {
+    input->text += "\n";
+    input->text += text;
+  }
   input->source += (input->source.empty() ? "" : ", ") + source;
 }
 

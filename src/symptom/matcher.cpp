@@ -1,8 +1,7 @@
-// The symptom matcher: every signature's pattern in one RE2::Set, so a log is
-// scanned once in linear time; only the signatures the set reports are then
-// searched alone, for where their first match starts.
+// The symptom matcher: the prefilter finds which patterns a log matches in
+// linear time; only those are then searched alone, for where their first match
+// starts.
 #include <re2/re2.h>
-#include <re2/set.h>
 
 #include <algorithm>
 #include <deque>
@@ -14,6 +13,7 @@
 #include <utility>
 
 #include "rocm_doctor/symptom.h"
+#include "symptom/prefilter.h"
 #include "symptom/words.h"
 
 namespace rocm_doctor::symptom {
@@ -31,8 +31,8 @@ RE2::Options pattern_options(int64_t max_mem) {
   return options;
 }
 
-// The set's DFA over every pattern needs more than RE2's 8 MiB default to stay
-// on the fast path over a long log; one pattern alone fits in the default.
+// The prefilter's sets need more than RE2's 8 MiB default to stay on the DFA's
+// fast path over a long log; one pattern alone fits in the default.
 constexpr int64_t kSetMemory = 64 << 20;
 constexpr int64_t kPatternMemory = 8 << 20;
 
@@ -106,27 +106,12 @@ struct Matcher::Compiled {
   std::vector<Family> families;
   std::vector<const Family*> family_of;      // per signature: its family, or nullptr
   std::vector<std::string> expanded;         // one per signature, then one per family: macros expanded
+  std::vector<std::string> names;            // per pattern: "error signature X" or "error family Y"
   std::vector<std::unique_ptr<RE2>> except;  // per family: its "except" pattern, or nullptr
-  RE2::Set set{pattern_options(kSetMemory), RE2::UNANCHORED};
-  std::optional<WordModel> words;  // built only with word settings
+  std::optional<Prefilter> prefilter;        // every pattern, each also compiled alone
+  std::optional<WordModel> words;            // built only with word settings
 
-  // Pattern `index` alone, compiled the first time the set reports it: a `why`
-  // hits a handful of the ~500 patterns, and compiling all of them up front was a
-  // quarter of its start-up. The set has already checked every pattern's syntax.
-  const RE2& alone(std::size_t index) const {
-    std::call_once(once_[index],
-                   [&] { each_[index] = std::make_unique<RE2>(expanded[index], pattern_options(kPatternMemory)); });
-    return *each_[index];
-  }
-  void add(std::string pattern) {
-    expanded.push_back(std::move(pattern));
-    each_.emplace_back();
-    once_.emplace_back();
-  }
-
- private:
-  mutable std::vector<std::unique_ptr<RE2>> each_;
-  mutable std::deque<std::once_flag> once_;  // a deque: once_flag cannot move
+  const RE2& alone(std::size_t index) const { return prefilter->pattern(index); }
 };
 
 Matcher::Matcher(std::unique_ptr<Compiled> compiled) : compiled_(std::move(compiled)) {}
@@ -136,15 +121,10 @@ Matcher::~Matcher() = default;
 
 namespace {
 
-// Adds one pattern (macros expanded) to the set and to the one-by-one list; an
-// error names `what`.
-tl::expected<void, std::string> add_pattern(Matcher::Compiled& compiled, const std::string& pattern,
-                                            const std::string& what) {
-  auto expanded = expand_pattern(pattern);
-  std::string error;
-  if (compiled.set.Add(expanded, &error) < 0) return tl::unexpected(what + ": pattern: " + error);
-  compiled.add(std::move(expanded));
-  return {};
+// Adds one pattern, its macros expanded; `what` names it in an error.
+void add_pattern(Matcher::Compiled& compiled, const std::string& pattern, std::string what) {
+  compiled.expanded.push_back(expand_pattern(pattern));
+  compiled.names.push_back(std::move(what));
 }
 
 }  // namespace
@@ -155,17 +135,13 @@ tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatu
   compiled->signatures = std::move(signatures);
   compiled->families = std::move(families);
   for (const auto& signature : compiled->signatures) {
-    if (auto added = add_pattern(*compiled, signature.pattern, "error signature " + signature.id); !added) {
-      return tl::unexpected(added.error());
-    }
+    add_pattern(*compiled, signature.pattern, "error signature " + signature.id);
     const auto family = std::find_if(compiled->families.begin(), compiled->families.end(),
                                      [&](const Family& f) { return f.id == signature.family; });
     compiled->family_of.push_back(family == compiled->families.end() ? nullptr : &*family);
   }
   for (const auto& family : compiled->families) {
-    if (auto added = add_pattern(*compiled, family.pattern, "error family " + family.id); !added) {
-      return tl::unexpected(added.error());
-    }
+    add_pattern(*compiled, family.pattern, "error family " + family.id);
     std::unique_ptr<RE2> except;
     if (!family.except.empty()) {
       except = std::make_unique<RE2>(expand_pattern(family.except), pattern_options(kPatternMemory));
@@ -173,7 +149,9 @@ tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatu
     }
     compiled->except.push_back(std::move(except));
   }
-  if (!compiled->set.Compile()) return tl::unexpected(std::string("error signatures: RE2 set out of memory"));
+  auto prefilter = Prefilter::build(compiled->expanded, compiled->names, pattern_options(kPatternMemory), kSetMemory);
+  if (!prefilter) return tl::unexpected(prefilter.error());
+  compiled->prefilter.emplace(std::move(*prefilter));
   if (words != nullptr) {
     auto model = WordModel::build(compiled->signatures, compiled->families, *words);
     if (!model) return tl::unexpected(model.error());
@@ -191,37 +169,6 @@ const std::vector<Family>& Matcher::families() const {
 }
 
 namespace {
-
-// Every pattern the text matches, with where to start looking for its first
-// match: the start of the block before the first ~64 KiB block (cut at a line
-// end) in which the set sees it. One pass of the set in all, block by block;
-// each block is scanned from a few KiB before it (a line start), so a message
-// printed over several lines that crosses into the block still matches.
-// nullopt when the set's DFA ran out of memory.
-std::optional<std::map<int, std::size_t>> locate_hits(const RE2::Set& set, std::string_view text) {
-  // Small blocks: each of a few hundred patterns that hit is then searched
-  // alone over at most two blocks, not the whole text.
-  constexpr std::size_t kBlock = 64U << 10;
-  constexpr std::size_t kOverlap = 4U << 10;
-  std::map<int, std::size_t> starts;
-  std::size_t previous = 0;
-  std::vector<int> seen;
-  for (std::size_t begin = 0; begin < text.size();) {
-    auto end = text.find('\n', std::min(text.size(), begin + kBlock));
-    end = end == std::string_view::npos ? text.size() : end + 1;
-    const auto from = begin > kOverlap ? text.rfind('\n', begin - kOverlap) + 1 : 0;  // npos + 1 == 0
-    seen.clear();
-    RE2::Set::ErrorInfo info{};
-    if (set.Match(text.substr(from, end - from), &seen, &info)) {
-      for (const int index : seen) starts.emplace(index, previous);  // the first block wins
-    } else if (info.kind != RE2::Set::kNoError) {
-      return std::nullopt;
-    }
-    previous = begin;
-    begin = end;
-  }
-  return starts;
-}
 
 // The line `found` starts on.
 std::string_view line_of(std::string_view text, const re2::StringPiece& found) {
@@ -304,9 +251,9 @@ std::vector<Match> Matcher::scan(std::string_view text) const {
 
 std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const {
   const std::string_view text = normalised.text;
-  auto located = locate_hits(compiled_->set, text);
+  auto located = compiled_->prefilter->locate(text);
   if (!located) {
-    // The set's DFA ran out of memory: search each pattern alone (still linear each).
+    // A set's DFA ran out of memory: search each pattern alone (still linear each).
     located.emplace();
     for (std::size_t i = 0; i < compiled_->expanded.size(); ++i) located->emplace(static_cast<int>(i), 0);
   }

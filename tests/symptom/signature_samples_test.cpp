@@ -1,5 +1,5 @@
 // Every sample of checks/data/error_signatures.json, through the engine itself
-// (the RE2 set the CLI uses): it matches its own signature (or one that refines
+// (the matcher the CLI uses): it matches its own signature (or one that refines
 // it), and on a machine that shows the signature's first backed cause, that
 // cause comes first. One case per sample, named after the signature.
 #include <gtest/gtest.h>

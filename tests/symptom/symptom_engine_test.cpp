@@ -32,7 +32,7 @@ Report report_with(const std::string& finding_id, Severity severity = Severity::
   return report;
 }
 
-TEST(SymptomEngine, EveryCataloguePatternCompilesInOneSet) {
+TEST(SymptomEngine, EveryCataloguePatternCompiles) {
   const auto built = Matcher::build(signatures());
   ASSERT_TRUE(built) << built.error();
   EXPECT_GE(built->signatures().size(), 120U);
@@ -59,7 +59,7 @@ TEST(SymptomEngine, AMessageInsideALogReportsTheLineItStartsOn) {
 }
 
 TEST(SymptomEngine, ALongLogNamesTheFirstLineOfEachMessageWhateverTheBlock) {
-  // Longer than the matcher's 64 KiB location blocks, with a two-line message
+  // Longer than the matcher's 64 KiB blocks, with a two-line message
   // and the same error twice.
   std::string log;
   std::size_t lines = 0;
@@ -82,9 +82,11 @@ TEST(SymptomEngine, ALongLogNamesTheFirstLineOfEachMessageWhateverTheBlock) {
   EXPECT_EQ(line_of["memory-access-fault-page-not-present"], fault);
 }
 
-// The set scans the text in ~64 KiB blocks cut at line ends: a message that
-// only matches whole, whose first line ends the first block and whose second
-// line starts the next one, still matches, at its first line.
+// The matcher searches the text in pieces cut at line ends (4 KiB stretches,
+// 64 KiB blocks for patterns with no literal): a message that only matches
+// whole, whose first line ends the first 64 KiB and whose second line starts
+// the next, still matches, at its first line (tests/symptom/prefilter_test.cpp
+// tries every position around a stretch's cut).
 TEST(SymptomEngine, AMessageSplitAcrossTheMatchersBlockBoundaryStillMatches) {
   Signature two_lines;
   two_lines.id = "two-lines";
