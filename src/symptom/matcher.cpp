@@ -4,7 +4,6 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -20,21 +19,9 @@ namespace rocm_doctor::symptom {
 
 namespace {
 
-// Case-insensitive like the data file says; Latin-1 so that any byte (invalid
-// UTF-8, binary noise) is just a character and never a decoding failure.
-RE2::Options pattern_options(int64_t max_mem) {
-  RE2::Options options;
-  options.set_case_sensitive(false);
-  options.set_encoding(RE2::Options::EncodingLatin1);
-  options.set_log_errors(false);
-  options.set_max_mem(max_mem);
-  return options;
-}
-
 // The prefilter's sets need more than RE2's 8 MiB default to stay on the DFA's
 // fast path over a long log; one pattern alone fits in the default.
 constexpr int64_t kSetMemory = 64 << 20;
-constexpr int64_t kPatternMemory = 8 << 20;
 
 // Sets every match's line in one pass over the text (in offset order), not one
 // per match: the normalised line, then the input line it came from.
@@ -105,8 +92,6 @@ struct Matcher::Compiled {
   std::vector<Signature> signatures;
   std::vector<Family> families;
   std::vector<const Family*> family_of;      // per signature: its family, or nullptr
-  std::vector<std::string> expanded;         // one per signature, then one per family: macros expanded
-  std::vector<std::string> names;            // per pattern: "error signature X" or "error family Y"
   std::vector<std::unique_ptr<RE2>> except;  // per family: its "except" pattern, or nullptr
   std::optional<Prefilter> prefilter;        // every pattern, each also compiled alone
   std::optional<WordModel> words;            // built only with word settings
@@ -119,37 +104,32 @@ Matcher::Matcher(Matcher&&) noexcept = default;
 Matcher& Matcher::operator=(Matcher&&) noexcept = default;
 Matcher::~Matcher() = default;
 
-namespace {
-
-// Adds one pattern, its macros expanded; `what` names it in an error.
-void add_pattern(Matcher::Compiled& compiled, const std::string& pattern, std::string what) {
-  compiled.expanded.push_back(expand_pattern(pattern));
-  compiled.names.push_back(std::move(what));
-}
-
-}  // namespace
-
 tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatures, std::vector<Family> families,
                                                   const WordSettings* words) {
   auto compiled = std::make_unique<Compiled>();
   compiled->signatures = std::move(signatures);
   compiled->families = std::move(families);
+  // Every pattern, its macros expanded: one per signature, then one per family.
+  std::vector<std::string> patterns;
+  std::vector<std::string> names;  // each pattern's, for an error
   for (const auto& signature : compiled->signatures) {
-    add_pattern(*compiled, signature.pattern, "error signature " + signature.id);
+    patterns.push_back(expand_pattern(signature.pattern));
+    names.push_back("error signature " + signature.id);
     const auto family = std::find_if(compiled->families.begin(), compiled->families.end(),
                                      [&](const Family& f) { return f.id == signature.family; });
     compiled->family_of.push_back(family == compiled->families.end() ? nullptr : &*family);
   }
   for (const auto& family : compiled->families) {
-    add_pattern(*compiled, family.pattern, "error family " + family.id);
+    patterns.push_back(expand_pattern(family.pattern));
+    names.push_back("error family " + family.id);
     std::unique_ptr<RE2> except;
     if (!family.except.empty()) {
-      except = std::make_unique<RE2>(expand_pattern(family.except), pattern_options(kPatternMemory));
+      except = std::make_unique<RE2>(expand_pattern(family.except), pattern_options());
       if (!except->ok()) return tl::unexpected("error family " + family.id + ": except: " + except->error());
     }
     compiled->except.push_back(std::move(except));
   }
-  auto prefilter = Prefilter::build(compiled->expanded, compiled->names, pattern_options(kPatternMemory), kSetMemory);
+  auto prefilter = Prefilter::build(patterns, names, pattern_options(), kSetMemory);
   if (!prefilter) return tl::unexpected(prefilter.error());
   compiled->prefilter.emplace(std::move(*prefilter));
   if (words != nullptr) {
@@ -255,7 +235,7 @@ std::vector<Match> Matcher::scan_normalised(const Normalised& normalised) const 
   if (!located) {
     // A set's DFA ran out of memory: search each pattern alone (still linear each).
     located.emplace();
-    for (std::size_t i = 0; i < compiled_->expanded.size(); ++i) located->emplace(static_cast<int>(i), 0);
+    for (std::size_t i = 0; i < compiled_->prefilter->size(); ++i) located->emplace(static_cast<int>(i), 0);
   }
   const auto signature_count = compiled_->signatures.size();
   std::vector<Match> matches;

@@ -67,6 +67,15 @@ bool for_each_new_stretch(std::string_view text, const std::function<bool(std::s
 
 }  // namespace
 
+RE2::Options pattern_options(int64_t max_mem) {
+  RE2::Options options;
+  options.set_case_sensitive(false);
+  options.set_encoding(RE2::Options::EncodingLatin1);
+  options.set_log_errors(false);
+  options.set_max_mem(max_mem);
+  return options;
+}
+
 Prefilter::Prefilter(const RE2::Options& set_options)
     : filter_(kMinAtomLength), atoms_(set_options, RE2::UNANCHORED), always_set_(set_options, RE2::UNANCHORED) {}
 

@@ -29,6 +29,12 @@
 
 namespace rocm_doctor::symptom {
 
+// The options every catalogue pattern is compiled with: case-insensitive like
+// the data files say; Latin-1 so that any byte (invalid UTF-8, binary noise) is
+// just a character and never a decoding failure; errors returned, not logged.
+// One pattern alone fits in RE2's default memory.
+RE2::Options pattern_options(int64_t max_mem = 8 << 20);
+
 class Prefilter {
  public:
   // `patterns` already expanded; an error names the pattern as `names` does.
@@ -42,6 +48,9 @@ class Prefilter {
 
   // Pattern `index` alone, compiled once with the options given to build.
   [[nodiscard]] const RE2& pattern(std::size_t index) const;
+
+  // How many patterns it was built with.
+  [[nodiscard]] std::size_t size() const { return static_cast<std::size_t>(filter_.NumRegexps()); }
 
   // How many patterns have no atom and are always searched (for the figures).
   [[nodiscard]] std::size_t unfiltered() const { return always_.size(); }

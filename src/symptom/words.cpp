@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "rocm_doctor/data_table.h"
+#include "symptom/prefilter.h"
 
 namespace rocm_doctor::symptom {
 
@@ -76,17 +77,9 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
 [[maybe_unused]] const bool kErrorWordsLoaderRegistered =
     data_table::register_table_loader<WordSettings, &read_error_words>(kErrorWordsFile);
 
-RE2::Options line_options() {
-  RE2::Options options;
-  options.set_case_sensitive(false);
-  options.set_encoding(RE2::Options::EncodingLatin1);
-  options.set_log_errors(false);
-  return options;
-}
-
 tl::expected<std::unique_ptr<RE2>, std::string> compile(std::string_view key, const std::string& pattern) {
   // (?m): ^ and $ are a line's ends, the cue being searched over a whole text.
-  auto regex = std::make_unique<RE2>("(?m)" + pattern, line_options());
+  auto regex = std::make_unique<RE2>("(?m)" + pattern, pattern_options());
   if (!regex->ok())
     return tl::unexpected(std::string(kErrorWordsFile) + ": " + std::string(key) + ": " + regex->error());
   return regex;
@@ -101,7 +94,7 @@ bool is_hex_run(std::string_view word) {
 // A family's terms, macros expanded; nullptr for a family without terms.
 tl::expected<std::unique_ptr<RE2>, std::string> compile_terms(const Family& family) {
   if (family.terms.empty()) return std::unique_ptr<RE2>();
-  auto regex = std::make_unique<RE2>(expand_pattern(family.terms), line_options());
+  auto regex = std::make_unique<RE2>(expand_pattern(family.terms), pattern_options());
   if (!regex->ok()) return tl::unexpected("error family " + family.id + ": terms: " + regex->error());
   return regex;
 }

@@ -16,17 +16,9 @@
 namespace rocm_doctor::symptom {
 namespace {
 
-RE2::Options options() {
-  RE2::Options options;
-  options.set_case_sensitive(false);
-  options.set_encoding(RE2::Options::EncodingLatin1);
-  options.set_log_errors(false);
-  return options;
-}
-
 Prefilter built(const std::vector<std::string>& patterns) {
   const std::vector<std::string> names(patterns.size(), "test pattern");
-  auto prefilter = Prefilter::build(patterns, names, options(), 64 << 20);
+  auto prefilter = Prefilter::build(patterns, names, pattern_options(), 64 << 20);
   EXPECT_TRUE(prefilter) << prefilter.error();
   return std::move(*prefilter);
 }
@@ -106,7 +98,7 @@ TEST(Prefilter, NoPatternsLocateNothingAndSayNothing) {
 }
 
 TEST(Prefilter, ABadPatternIsAnErrorNamingIt) {
-  const auto prefilter = Prefilter::build({"(unclosed"}, {"error signature broken"}, options(), 64 << 20);
+  const auto prefilter = Prefilter::build({"(unclosed"}, {"error signature broken"}, pattern_options(), 64 << 20);
   ASSERT_FALSE(prefilter);
   EXPECT_NE(prefilter.error().find("error signature broken: pattern:"), std::string::npos) << prefilter.error();
 }
