@@ -194,6 +194,26 @@ std::size_t level_date_prefix(string_view line) {
   return skip_blanks(line, at);
 }
 
+// Python's logging in pytest's default format (log_format "%(levelname)-8s
+// %(name)s:%(filename)s:%(lineno)d %(message)s"), as CI logs show captured logs:
+// "ERROR    test_rocm_sanity:test_rocm_sanity.py:35 ".
+std::size_t python_logging_prefix(string_view line) {
+  const auto space = line.find(' ');
+  if (space > 8) return 0;  // npos (no space) is larger too
+  const auto level = line.substr(0, space);
+  if (level != "INFO" && level != "WARNING" && level != "ERROR" && level != "DEBUG" && level != "CRITICAL") return 0;
+  const auto at = skip_blanks(line, space);
+  const auto end = line.find(' ', at);
+  if (end == string_view::npos || end - at > 160) return 0;
+  const auto where = line.substr(at, end - at);  // name:file.py:12
+  const auto py = where.rfind(".py:");
+  if (py == string_view::npos || where.find(':') >= py || py + 4 >= where.size()) return 0;
+  for (auto i = py + 4; i < where.size(); ++i) {
+    if (!is_digit(where[i])) return 0;
+  }
+  return skip_blanks(line, end);
+}
+
 // CRI (containerd, CRI-O) after its timestamp: "stderr F ".
 std::size_t cri_stream(string_view line) {
   if ((line.starts_with("stdout ") || line.starts_with("stderr ")) && line.size() > 9 &&
@@ -225,7 +245,8 @@ std::size_t one_prefix(string_view line) {
     return n + (stream > 0 ? stream : host_and_tag(rest));
   }
   if (const auto n = syslog_timestamp(line)) return n + host_and_tag(line.substr(n));
-  for (auto* strip : {bracket_tag, worker_tag, glog_prefix, level_date_prefix, service_or_task}) {
+  for (auto* strip : {bracket_tag, worker_tag, glog_prefix, level_date_prefix, python_logging_prefix,
+                      service_or_task}) {
     if (const auto n = strip(line)) return n;
   }
   return 0;

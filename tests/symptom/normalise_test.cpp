@@ -83,7 +83,10 @@ TEST(Normalise, RankWorkerAndLauncherPrefixesAreStripped) {
                 {"  3: x\n", "x\n"},
                 {"ollama-1  | x\n", "x\n"},
                 {"[pod/trainer-0/main] x\n", "x\n"},
-                {"E0102 03:04:05.123456 12345 file.cc:12] x\n", "x\n"}});
+                {"E0102 03:04:05.123456 12345 file.cc:12] x\n", "x\n"},
+                {"ERROR    test_rocm_sanity:test_rocm_sanity.py:35 x\n", "x\n"},
+                {"INFO     root:conftest.py:7 x\n", "x\n"},
+                {"ERROR    no logger here x\n", "ERROR    no logger here x\n"}});
   EXPECT_TRUE(has("[rank3]: " + kFault + "\n[rank3]: " + kReason, kFaultId));
 }
 
