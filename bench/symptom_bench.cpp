@@ -7,6 +7,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 
 #include "rocm_doctor/symptom.h"
 
@@ -108,6 +109,31 @@ void SymptomFirstScanEverySample(benchmark::State& state) {
   scan_once_fresh(state, log);
 }
 BENCHMARK(SymptomFirstScanEverySample)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// An AMD_LOG_LEVEL=3 API trace of a HIP program's loop, the real lines of
+// https://github.com/ROCm/legacy-rocm-build/issues/2804 (tests/symptom/benign_lines.txt)
+// with their microsecond clock running on, so that no line ever repeats: the
+// prefilter's worst real case, every stretch new and full of HIP words.
+// Each line: where the runtime logged it, and what.
+constexpr std::array<std::pair<const char*, const char*>, 6> kTraceLoop = {{
+    {"hip_device_runtime.cpp   :561", " hipSetDevice ( 0 ) "},
+    {"hip_device_runtime.cpp   :565", "hipSetDevice: Returned hipSuccess : "},
+    {"hip_module.cpp           :679", "hipLaunchKernel: Returned hipSuccess : "},
+    {"hip_error.cpp            :27 ", " hipGetLastError (  ) "},
+    {"hip_device_runtime.cpp   :531", " hipGetDevice ( 0x7ffc77275c6c ) "},
+    {"hip_device_runtime.cpp   :539", "hipGetDevice: Returned hipSuccess : "},
+}};
+
+void SymptomFirstScanHipTrace(benchmark::State& state) {
+  std::string log;
+  log.reserve(50U * 1000 * 1000 + 256);
+  for (std::size_t line = 0, clock = 893897958; log.size() < 50U * 1000 * 1000; ++line, clock += 3) {
+    const auto& [where, what] = kTraceLoop[line % kTraceLoop.size()];
+    log += fmt::format(":3:{} : {:010} us: [pid:110   tid:0x7f5fe9669740] {}\n", where, clock, what);
+  }
+  scan_once_fresh(state, log);
+}
+BENCHMARK(SymptomFirstScanHipTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 }  // namespace rocm_doctor

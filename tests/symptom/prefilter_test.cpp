@@ -71,6 +71,22 @@ TEST(Prefilter, AMessageAcrossAStretchCutIsFoundAtItsFirstLine) {
   }
 }
 
+// Three lines, the most a stretch cut keeps whole (two lines of context), at
+// every position around the first cut.
+TEST(Prefilter, AThreeLineMessageAcrossAStretchCutIsFoundAtItsFirstLine) {
+  const auto prefilter =
+      built({"hsa api call failure at:[^\\n]*\\n[^\\n]*call returned[^\\n]*\\n[^\\n]*runtime failed"});
+  for (std::size_t at = 60; at < 100; ++at) {
+    std::string log;
+    for (std::size_t n = 0; n < at; ++n) log += numbered(n);
+    log +=
+        "hsa api call failure at: /src/rocminfo/rocminfo.cc:1306\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES:"
+        "\nThe runtime failed to allocate the necessary resources.\n";
+    for (std::size_t n = at; n < at + 40; ++n) log += numbered(n);
+    EXPECT_EQ(first_match_line(prefilter, log, 0), at + 1) << "message after line " << at;
+  }
+}
+
 TEST(Prefilter, AMessageAfterALongRepetitionIsFound) {
   const auto prefilter = built({"hipErrorNoBinaryForGpu"});
   std::string log;
