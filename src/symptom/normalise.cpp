@@ -245,8 +245,8 @@ std::size_t one_prefix(string_view line) {
     return n + (stream > 0 ? stream : host_and_tag(rest));
   }
   if (const auto n = syslog_timestamp(line)) return n + host_and_tag(line.substr(n));
-  for (auto* strip : {bracket_tag, worker_tag, glog_prefix, level_date_prefix, python_logging_prefix,
-                      service_or_task}) {
+  for (auto* strip :
+       {bracket_tag, worker_tag, glog_prefix, level_date_prefix, python_logging_prefix, service_or_task}) {
     if (const auto n = strip(line)) return n;
   }
   return 0;
