@@ -176,12 +176,21 @@ std::size_t glog_prefix(string_view line) {
   return close == string_view::npos || close > at + 80 ? 0 : close + 2;
 }
 
+// The space after a Python logging level name that opens the line ("ERROR "),
+// npos when the line opens with none.
+std::size_t after_python_level(string_view line) {
+  const auto space = line.find(' ');
+  if (space > 8) return string_view::npos;  // npos (no space) is larger too
+  const auto level = line.substr(0, space);
+  const bool known =
+      level == "INFO" || level == "WARNING" || level == "ERROR" || level == "DEBUG" || level == "CRITICAL";
+  return known ? space : string_view::npos;
+}
+
 // vLLM and similar: "ERROR 01-02 03:04:05 [file.py:12] ".
 std::size_t level_date_prefix(string_view line) {
-  const auto space = line.find(' ');
-  if (space > 8) return 0;  // npos (no space) is larger too
-  const auto level = line.substr(0, space);
-  if (level != "INFO" && level != "WARNING" && level != "ERROR" && level != "DEBUG" && level != "CRITICAL") return 0;
+  const auto space = after_python_level(line);
+  if (space == string_view::npos) return 0;
   auto at = digits(line, space + 1, 2);
   if (at == string_view::npos || line[at] != '-' || digits(line, at + 1, 2) == string_view::npos) return 0;
   at = clock_time(line, at + 4);
@@ -198,10 +207,8 @@ std::size_t level_date_prefix(string_view line) {
 // %(name)s:%(filename)s:%(lineno)d %(message)s"), as CI logs show captured logs:
 // "ERROR    test_rocm_sanity:test_rocm_sanity.py:35 ".
 std::size_t python_logging_prefix(string_view line) {
-  const auto space = line.find(' ');
-  if (space > 8) return 0;  // npos (no space) is larger too
-  const auto level = line.substr(0, space);
-  if (level != "INFO" && level != "WARNING" && level != "ERROR" && level != "DEBUG" && level != "CRITICAL") return 0;
+  const auto space = after_python_level(line);
+  if (space == string_view::npos) return 0;
   const auto at = skip_blanks(line, space);
   const auto end = line.find(' ', at);
   if (end == string_view::npos || end - at > 160) return 0;

@@ -59,32 +59,35 @@ TEST(Prefilter, AMessageMadeOfLinesSeenBeforeApartIsFoundWhereTheyFirstMeet) {
   EXPECT_EQ(first_match_line(prefilter, log, 0), 7U);
 }
 
-// Every position of a two-line message around the first stretch's cut.
-TEST(Prefilter, AMessageAcrossAStretchCutIsFoundAtItsFirstLine) {
-  const auto prefilter = built({"queue reset begins[^\\n]*\\n[^\\n]*queue reset ends badly"});
-  for (std::size_t at = 40; at < 90; ++at) {
+// `message` (its lines ending in '\n') after each count of numbered lines in
+// [from, to) and before sixty more: the prefilter must locate `pattern` at its first line.
+void expect_found_at_every_position(const std::string& pattern, const std::string& message, std::size_t from,
+                                    std::size_t to) {
+  const auto prefilter = built({pattern});
+  for (std::size_t at = from; at < to; ++at) {
     std::string log;
     for (std::size_t n = 0; n < at; ++n) log += numbered(n);
-    log += "amdgpu: queue reset begins on ring comp_1.0.0\namdgpu: queue reset ends badly\n";
+    log += message;
     for (std::size_t n = at; n < at + 60; ++n) log += numbered(n);
     EXPECT_EQ(first_match_line(prefilter, log, 0), at + 1) << "message after line " << at;
   }
 }
 
-// Three lines, the most a stretch cut keeps whole (two lines of context), at
-// every position around the first cut.
+// Every position of a two-line message around the first stretch's cut (about
+// 80 of these lines).
+TEST(Prefilter, AMessageAcrossAStretchCutIsFoundAtItsFirstLine) {
+  expect_found_at_every_position("queue reset begins[^\\n]*\\n[^\\n]*queue reset ends badly",
+                                 "amdgpu: queue reset begins on ring comp_1.0.0\namdgpu: queue reset ends badly\n", 40,
+                                 90);
+}
+
+// Three lines, the most a stretch cut keeps whole (two lines of context).
 TEST(Prefilter, AThreeLineMessageAcrossAStretchCutIsFoundAtItsFirstLine) {
-  const auto prefilter =
-      built({"hsa api call failure at:[^\\n]*\\n[^\\n]*call returned[^\\n]*\\n[^\\n]*runtime failed"});
-  for (std::size_t at = 60; at < 100; ++at) {
-    std::string log;
-    for (std::size_t n = 0; n < at; ++n) log += numbered(n);
-    log +=
-        "hsa api call failure at: /src/rocminfo/rocminfo.cc:1306\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES:"
-        "\nThe runtime failed to allocate the necessary resources.\n";
-    for (std::size_t n = at; n < at + 40; ++n) log += numbered(n);
-    EXPECT_EQ(first_match_line(prefilter, log, 0), at + 1) << "message after line " << at;
-  }
+  expect_found_at_every_position(
+      "hsa api call failure at:[^\\n]*\\n[^\\n]*call returned[^\\n]*\\n[^\\n]*runtime failed",
+      "hsa api call failure at: /src/rocminfo/rocminfo.cc:1306\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES:\n"
+      "The runtime failed to allocate the necessary resources.\n",
+      60, 100);
 }
 
 TEST(Prefilter, AMessageAfterALongRepetitionIsFound) {
