@@ -37,6 +37,31 @@ struct FamiliesTable {
   std::vector<Family> families;
 };
 
+// The forms of line that belong to no family ("no_family": a probe's "... either" after a
+// firmware it did not need, an INFO line of NCCL's): each family's `except` gains them, so
+// neither a family's pattern nor a vote for it (words.cpp) takes such a line.
+tl::expected<std::string, std::string> read_no_family(data_table::TableReader& reader) {
+  const auto& list = reader.optional("no_family");
+  if (list.is_null()) return std::string();
+  if (!list.is_array()) return tl::unexpected(reader.error("no_family", "must be a list of {pattern, why}"));
+  std::string joined;
+  for (const auto& entry : list) {
+    if (!entry.is_object() || !entry.contains("pattern") || !entry.at("pattern").is_string() ||
+        !entry.contains("why") || !entry.at("why").is_string()) {
+      return tl::unexpected(reader.error("no_family", "each entry needs a text pattern and why"));
+    }
+    joined += (joined.empty() ? "(?:" : "|(?:") + entry.at("pattern").get<std::string>() + ")";
+  }
+  return joined;
+}
+
+void add_to_excepts(const std::string& no_family, std::vector<Family>& families) {
+  if (no_family.empty()) return;
+  for (auto& family : families) {
+    family.except = family.except.empty() ? no_family : "(?:" + family.except + ")|" + no_family;
+  }
+}
+
 // Errors: "error_families.json: families: error family N: what is wrong".
 tl::expected<FamiliesTable, std::string> read_error_families_table(data_table::TableReader& reader) {
   FamiliesTable table;
@@ -46,7 +71,10 @@ tl::expected<FamiliesTable, std::string> read_error_families_table(data_table::T
   }
   auto families = data::entries<Family>(reader, "families", "error family", read_family);
   if (!families) return tl::unexpected(families.error());
+  auto no_family = read_no_family(reader);
+  if (!no_family) return tl::unexpected(no_family.error());
   table.families = std::move(*families);
+  add_to_excepts(*no_family, table.families);
   return table;
 }
 

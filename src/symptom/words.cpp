@@ -99,6 +99,14 @@ tl::expected<std::unique_ptr<RE2>, std::string> compile_terms(const Family& fami
   return regex;
 }
 
+// A family's except, macros expanded; nullptr for a family without one.
+tl::expected<std::unique_ptr<RE2>, std::string> compile_except(const Family& family) {
+  if (family.except.empty()) return std::unique_ptr<RE2>();
+  auto regex = std::make_unique<RE2>(expand_pattern(family.except), pattern_options());
+  if (!regex->ok()) return tl::unexpected("error family " + family.id + ": except: " + regex->error());
+  return regex;
+}
+
 // Sample texts of one family, as the scan sees them (normalised), with their line ends.
 std::vector<std::string> training_texts(const Signature& signature) {
   std::vector<std::string> texts;
@@ -161,6 +169,9 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
     auto terms = compile_terms(family);
     if (!terms) return tl::unexpected(terms.error());
     model.terms_.push_back(std::move(*terms));
+    auto except = compile_except(family);
+    if (!except) return tl::unexpected(except.error());
+    model.except_.push_back(std::move(*except));
     model.general_.push_back(family.general);
   }
 
@@ -199,8 +210,11 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
 
 std::optional<WordModel::Vote> WordModel::vote(std::string_view line) const {
   if (family_count_ == 0 || !RE2::PartialMatch(line, *cue_) || RE2::PartialMatch(line, *quiet_)) return std::nullopt;
-  if (auto named = term_vote(line)) return named;
-  return word_vote(line);
+  auto vote = term_vote(line);
+  if (!vote) vote = word_vote(line);
+  // A line the family's pattern would not take (its except) is not the family's by words either.
+  if (vote && except_[vote->family] && RE2::PartialMatch(line, *except_[vote->family])) return std::nullopt;
+  return vote;
 }
 
 // The family whose term the line names: a specific family before a catch-all,

@@ -35,7 +35,8 @@ class WordModel {
   };
   // The family `line` votes for, if the vote is clear; nullopt for a line that
   // says nothing failed, speaks at an informational level, or is unclear. A
-  // family's term on the line decides before the words are counted.
+  // family's term on the line decides before the words are counted. A vote for a
+  // family whose `except` names the line is no vote.
   [[nodiscard]] std::optional<Vote> vote(std::string_view line) const;
 
   // The byte offsets (in `text`) of the starts of the lines that say something
@@ -58,8 +59,9 @@ class WordModel {
   std::unordered_set<std::string> stop_;
   std::unordered_map<std::string, std::vector<Weight>> weights_;
   std::size_t family_count_ = 0;
-  std::vector<std::unique_ptr<RE2>> terms_;  // per family: its terms, or nullptr
-  std::vector<bool> general_;                // per family: a catch-all (its terms yield)
+  std::vector<std::unique_ptr<RE2>> terms_;   // per family: its terms, or nullptr
+  std::vector<std::unique_ptr<RE2>> except_;  // per family: the lines that are not its, or nullptr
+  std::vector<bool> general_;                 // per family: a catch-all (its terms yield)
 };
 
 // The words of a line as the layer counts them: lower case, split at anything

@@ -194,6 +194,37 @@ TEST(ErrorFamilies, ALineTheFamilysExceptMatchesIsPassedOverForTheNextOne) {
   EXPECT_EQ(both[0].line, 2U);
 }
 
+// "no_family": forms of line that belong to no family join every family's except.
+TEST(ErrorFamilies, ALineOfNoFamilyIsPassedOverByEveryFamily) {
+  const auto parsed = parse_families(R"({"round": 1,
+    "no_family": [{"pattern": "\\[coproc\\] \\w+: \\S+: cannot open", "why": "a probe of another vendor"}],
+    "families": [
+    {"id": "library-missing", "name": "a library is missing", "pattern": "cannot open shared object file",
+     "except": "nccl info", "component": "loader", "meaning": "A library is missing.", "causes": []},
+    {"id": "framework", "name": "a CUDA build", "pattern": "libcuda", "component": "framework",
+     "meaning": "A CUDA build.", "causes": []}]})");
+  ASSERT_TRUE(parsed) << parsed.error();
+  const auto matcher = Matcher::build({}, *parsed);
+  ASSERT_TRUE(matcher) << matcher.error();
+  // BOINC's probe of NVIDIA's library on a machine without one (a real healthy line, round 15).
+  const std::string probe =
+      "Tue 24 Mar 2020 03:41:51 PM CET |  | [coproc] NVIDIA: libcuda.so: cannot open shared object file: No such file "
+      "or directory";
+  EXPECT_TRUE(matcher->scan(probe).empty());
+  EXPECT_TRUE(matcher->scan("NCCL INFO librccl-net.so: cannot open shared object file").empty());
+  const auto missing = matcher->scan("ImportError: libcuda.so.1: cannot open shared object file");
+  ASSERT_EQ(missing.size(), 2U);
+}
+
+TEST(ErrorFamilies, AMalformedNoFamilyListIsAnErrorNamingTheKey) {
+  for (const char* list : {R"("no_family": "nccl info")", R"("no_family": [{"pattern": "nccl info"}])",
+                           R"("no_family": [{"pattern": 3, "why": "x"}])"}) {
+    const auto parsed = parse_families(std::string(R"({"round": 1, )") + list + R"(, "families": []})");
+    ASSERT_FALSE(parsed) << list;
+    EXPECT_NE(parsed.error().find("no_family"), std::string::npos) << parsed.error();
+  }
+}
+
 TEST(ErrorFamilies, TheTextBlockNamesTheFamilyOfAMessageOnlyItKnows) {
   Report report;
   report.sections["symptom"] = symptom_section(

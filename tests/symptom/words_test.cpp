@@ -241,5 +241,28 @@ TEST(Terms, TermsThatRE2RefusesAreAnErrorNamingTheFamily) {
   EXPECT_EQ(built.error().rfind("error family collective: terms: ", 0), 0U) << built.error();
 }
 
+// A family's except names lines that are not its: neither its pattern nor a vote
+// gives it such a line, by term or by words.
+TEST(Terms, AVoteForAFamilyWhoseExceptNamesTheLineIsNoVote) {
+  auto families = families_taught();
+  families[0].terms = "\\bsmu\\w*";
+  families[0].except = "\\bprobe\\b";
+  families[1].except = "\\bprobe\\b";
+  const auto built = Matcher::build(taught(), std::move(families), &matcher_settings());
+  ASSERT_TRUE(built) << built.error();
+  EXPECT_TRUE(built->scan("smu probe refused the request").empty());
+  EXPECT_TRUE(built->scan("rccl transport p2p bootstrap probe refused").empty());
+  ASSERT_EQ(built->scan("smu refused the request").size(), 1U);
+  ASSERT_EQ(built->scan("rccl transport p2p bootstrap refused").size(), 1U);
+}
+
+TEST(Terms, AnExceptThatRE2RefusesIsAnErrorNamingTheFamily) {
+  auto families = families_taught();
+  families[1].except = "probe(";
+  const auto built = Matcher::build(taught(), std::move(families), &matcher_settings());
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().rfind("error family collective: except: ", 0), 0U) << built.error();
+}
+
 }  // namespace
 }  // namespace rocm_doctor::symptom
