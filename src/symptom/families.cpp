@@ -1,10 +1,14 @@
 // Reads checks/data/error_families.json into Families through its typed loader, and
 // expands the pattern macros both data files may use ({hex}, {n}, {path}, {sp}).
+#include <re2/re2.h>
+
 #include <array>
+#include <string>
 #include <utility>
 
 #include "rocm_doctor/data_table.h"
 #include "symptom/data_fields.h"
+#include "symptom/prefilter.h"
 
 namespace rocm_doctor::symptom {
 
@@ -45,12 +49,18 @@ tl::expected<std::string, std::string> read_no_family(data_table::TableReader& r
   if (list.is_null()) return std::string();
   if (!list.is_array()) return tl::unexpected(reader.error("no_family", "must be a list of {pattern, why}"));
   std::string joined;
+  std::size_t index = 0;
   for (const auto& entry : list) {
     if (!entry.is_object() || !entry.contains("pattern") || !entry.at("pattern").is_string() ||
         !entry.contains("why") || !entry.at("why").is_string()) {
       return tl::unexpected(reader.error("no_family", "each entry needs a text pattern and why"));
     }
-    joined += (joined.empty() ? "(?:" : "|(?:") + entry.at("pattern").get<std::string>() + ")";
+    const auto pattern = entry.at("pattern").get<std::string>();
+    if (const RE2 compiled(expand_pattern(pattern), pattern_options()); !compiled.ok()) {
+      return tl::unexpected(reader.error("no_family", "entry " + std::to_string(index) + ": " + compiled.error()));
+    }
+    joined += (joined.empty() ? "(?:" : "|(?:") + pattern + ")";
+    ++index;
   }
   return joined;
 }

@@ -217,8 +217,9 @@ TEST(ErrorFamilies, ALineOfNoFamilyIsPassedOverByEveryFamily) {
 }
 
 TEST(ErrorFamilies, AMalformedNoFamilyListIsAnErrorNamingTheKey) {
-  for (const char* list : {R"("no_family": "nccl info")", R"("no_family": [{"pattern": "nccl info"}])",
-                           R"("no_family": [{"pattern": 3, "why": "x"}])"}) {
+  for (const char* list :
+       {R"("no_family": "nccl info")", R"("no_family": [{"pattern": "nccl info"}])",
+        R"("no_family": [{"pattern": 3, "why": "x"}])", R"("no_family": [{"pattern": "probe(", "why": "x"}])"}) {
     const auto parsed = parse_families(std::string(R"({"round": 1, )") + list + R"(, "families": []})");
     ASSERT_FALSE(parsed) << list;
     EXPECT_NE(parsed.error().find("no_family"), std::string::npos) << parsed.error();
