@@ -133,7 +133,9 @@ tl::expected<Matcher, std::string> Matcher::build(std::vector<Signature> signatu
   if (!prefilter) return tl::unexpected(prefilter.error());
   compiled->prefilter.emplace(std::move(*prefilter));
   if (words != nullptr) {
-    auto model = WordModel::build(compiled->signatures, compiled->families, *words);
+    std::vector<const RE2*> excepts;
+    for (const auto& except : compiled->except) excepts.push_back(except.get());
+    auto model = WordModel::build(compiled->signatures, compiled->families, *words, std::move(excepts));
     if (!model) return tl::unexpected(model.error());
     compiled->words = std::move(*model);
   }

@@ -99,14 +99,6 @@ tl::expected<std::unique_ptr<RE2>, std::string> compile_terms(const Family& fami
   return regex;
 }
 
-// A family's except, macros expanded; nullptr for a family without one.
-tl::expected<std::unique_ptr<RE2>, std::string> compile_except(const Family& family) {
-  if (family.except.empty()) return std::unique_ptr<RE2>();
-  auto regex = std::make_unique<RE2>(expand_pattern(family.except), pattern_options());
-  if (!regex->ok()) return tl::unexpected("error family " + family.id + ": except: " + regex->error());
-  return regex;
-}
-
 // Sample texts of one family, as the scan sees them (normalised), with their line ends.
 std::vector<std::string> training_texts(const Signature& signature) {
   std::vector<std::string> texts;
@@ -151,10 +143,12 @@ std::vector<std::string> line_words(std::string_view line, const std::unordered_
 }
 
 tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signature>& signatures,
-                                                      const std::vector<Family>& families,
-                                                      const WordSettings& settings) {
+                                                      const std::vector<Family>& families, const WordSettings& settings,
+                                                      std::vector<const RE2*> excepts) {
   WordModel model;
   model.settings_ = settings;
+  model.except_ = std::move(excepts);
+  model.except_.resize(families.size(), nullptr);
   auto cue = compile("cue", settings.cue);
   if (!cue) return tl::unexpected(cue.error());
   auto quiet = compile("quiet", settings.quiet);
@@ -169,9 +163,6 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
     auto terms = compile_terms(family);
     if (!terms) return tl::unexpected(terms.error());
     model.terms_.push_back(std::move(*terms));
-    auto except = compile_except(family);
-    if (!except) return tl::unexpected(except.error());
-    model.except_.push_back(std::move(*except));
     model.general_.push_back(family.general);
   }
 

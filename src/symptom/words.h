@@ -23,9 +23,12 @@ class WordModel {
  public:
   // Learns each word's weight per family from the samples and messages of
   // `signatures` (not the usually-harmless ones) whose family is in `families`,
-  // and compiles each family's terms. An error names the pattern RE2 refused.
+  // and compiles each family's terms. `excepts` (per family, nullptr for none) are
+  // the matcher's compiled excepts, which must outlive the model. An error names
+  // the pattern RE2 refused.
   static tl::expected<WordModel, std::string> build(const std::vector<Signature>& signatures,
-                                                    const std::vector<Family>& families, const WordSettings& settings);
+                                                    const std::vector<Family>& families, const WordSettings& settings,
+                                                    std::vector<const RE2*> excepts);
 
   struct Vote {
     std::size_t family = 0;  // index into the families it was built with
@@ -59,9 +62,9 @@ class WordModel {
   std::unordered_set<std::string> stop_;
   std::unordered_map<std::string, std::vector<Weight>> weights_;
   std::size_t family_count_ = 0;
-  std::vector<std::unique_ptr<RE2>> terms_;   // per family: its terms, or nullptr
-  std::vector<std::unique_ptr<RE2>> except_;  // per family: the lines that are not its, or nullptr
-  std::vector<bool> general_;                 // per family: a catch-all (its terms yield)
+  std::vector<std::unique_ptr<RE2>> terms_;  // per family: its terms, or nullptr
+  std::vector<const RE2*> except_;           // per family: the lines that are not its, or nullptr
+  std::vector<bool> general_;                // per family: a catch-all (its terms yield)
 };
 
 // The words of a line as the layer counts them: lower case, split at anything
