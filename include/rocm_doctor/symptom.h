@@ -125,6 +125,7 @@ struct WordSettings {
   std::size_t max_lines = 64;      // only the last lines of a text are voted on
   std::size_t evidence_words = 3;  // the winner's strongest words named in the match
   std::size_t min_words = 2;       // the winner needs this many of its words on the line
+  bool vote_by_words = true;       // false: only a family's term votes, never its words alone
 };
 // The error_words.json of this run (overlays included); a broken table gives no words layer.
 const WordSettings* word_settings();

@@ -26,6 +26,13 @@ tl::expected<std::size_t, std::string> whole_number(data_table::TableReader& rea
   return static_cast<std::size_t>(*value);
 }
 
+tl::expected<bool, std::string> yes_or_no(data_table::TableReader& reader, std::string_view key) {
+  auto value = reader.at(key);
+  if (!value) return tl::unexpected(value.error());
+  if (!value->get().is_boolean()) return tl::unexpected(reader.error(key, "must be true or false"));
+  return value->get().get<bool>();
+}
+
 tl::expected<double, std::string> positive(data_table::TableReader& reader, std::string_view key) {
   auto value = reader.number(key);
   if (!value) return tl::unexpected(value.error());
@@ -47,6 +54,7 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   auto max_lines = whole_number(reader, "max_lines");
   auto evidence = whole_number(reader, "evidence_words");
   auto min_words = whole_number(reader, "min_words");
+  auto vote_by_words = yes_or_no(reader, "vote_by_words");
   if (!cue) return tl::unexpected(cue.error());
   if (!quiet) return tl::unexpected(quiet.error());
   if (!stop) return tl::unexpected(stop.error());
@@ -60,6 +68,7 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   if (!max_lines) return tl::unexpected(max_lines.error());
   if (!evidence) return tl::unexpected(evidence.error());
   if (!min_words) return tl::unexpected(min_words.error());
+  if (!vote_by_words) return tl::unexpected(vote_by_words.error());
   settings.cue = std::move(*cue);
   settings.quiet = std::move(*quiet);
   settings.stop_words = std::move(*stop);
@@ -71,6 +80,7 @@ tl::expected<WordSettings, std::string> read_error_words(data_table::TableReader
   settings.max_lines = *max_lines;
   settings.evidence_words = *evidence;
   settings.min_words = *min_words;
+  settings.vote_by_words = *vote_by_words;
   return settings;
 }
 
@@ -202,7 +212,7 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
 std::optional<WordModel::Vote> WordModel::vote(std::string_view line) const {
   if (family_count_ == 0 || !RE2::PartialMatch(line, *cue_) || RE2::PartialMatch(line, *quiet_)) return std::nullopt;
   auto vote = term_vote(line);
-  if (!vote) vote = word_vote(line);
+  if (!vote && settings_.vote_by_words) vote = word_vote(line);
   // A line the family's pattern would not take (its except) is not the family's by words either.
   if (vote && except_[vote->family] && RE2::PartialMatch(line, *except_[vote->family])) return std::nullopt;
   return vote;
