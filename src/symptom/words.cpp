@@ -175,6 +175,8 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
     model.terms_.push_back(std::move(*terms));
     model.general_.push_back(family.general);
   }
+  // Only a vote by words reads the weights: with it off, start-up need not learn them.
+  if (!settings.vote_by_words) return model;
 
   // counts[word][family]: the texts of the family the word is in; documents[word]: all texts.
   std::unordered_map<std::string, std::map<std::size_t, double>> counts;

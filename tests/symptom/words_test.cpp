@@ -188,7 +188,7 @@ TEST(Words, TheBuiltInTableLoadsAndVotesByTermsButNotByWordsAlone) {
   EXPECT_EQ(matches[0].family->id, "rocblas-tensile");
 }
 
-TEST(Words, WithTheWordsVoteOffOnlyATermVotes) {
+TEST(Words, WithTheWordsVoteOffALineOnlyItsWordsNameGetsNoFamily) {
   auto words = settings();
   words.vote_by_words = false;
   const auto built = build_matcher(words);
