@@ -26,6 +26,15 @@ constexpr std::size_t kContextLines = 2;
 constexpr std::size_t kBlock = 64U << 10;
 constexpr std::size_t kOverlap = 4U << 10;
 
+// Candidates that recur get a set of their own; a varied log makes many
+// combinations, most seen once, so both the sets and the combinations
+// remembered are bounded.
+constexpr std::size_t kMaxCandidateSets = 32;
+constexpr std::size_t kMaxCombinationsRemembered = 1024;
+// Each such set's memory for its DFA: the HIP trace's figure is the same at 16,
+// 32 and 64 MB and a third slower at 8 MB (docs/performance.md).
+constexpr int64_t kCandidateSetMemory = 32 << 20;
+
 // Calls `search(begin, end)` for each stretch of `text` worth searching: every
 // line that is new together with the line before it (a line seen before, after
 // the same line, cannot start a first match of a pattern of one or two lines),
@@ -65,6 +74,11 @@ bool for_each_new_stretch(std::string_view text, const std::function<bool(std::s
   return open == std::string_view::npos || search(open, open_end);
 }
 
+RE2::Options with_memory(RE2::Options options, int64_t max_mem) {
+  options.set_max_mem(max_mem);
+  return options;
+}
+
 }  // namespace
 
 RE2::Options pattern_options(int64_t max_mem) {
@@ -76,15 +90,18 @@ RE2::Options pattern_options(int64_t max_mem) {
   return options;
 }
 
-Prefilter::Prefilter(const RE2::Options& set_options)
-    : filter_(kMinAtomLength), atoms_(set_options, RE2::UNANCHORED), always_set_(set_options, RE2::UNANCHORED) {}
+Prefilter::Prefilter(const RE2::Options& options, const RE2::Options& set_options)
+    : filter_(kMinAtomLength),
+      options_(with_memory(options, kCandidateSetMemory)),
+      atoms_(set_options, RE2::UNANCHORED),
+      always_set_(set_options, RE2::UNANCHORED) {}
 
 tl::expected<Prefilter, std::string> Prefilter::build(const std::vector<std::string>& patterns,
                                                       const std::vector<std::string>& names,
                                                       const RE2::Options& options, int64_t set_memory) {
   RE2::Options set_options = options;
   set_options.set_max_mem(set_memory);
-  Prefilter built(set_options);
+  Prefilter built(options, set_options);
   for (std::size_t i = 0; i < patterns.size(); ++i) {
     int id = 0;
     if (built.filter_.Add(patterns[i], options, &id) != RE2::NoError) {
@@ -119,13 +136,60 @@ bool Prefilter::search_stretch(std::string_view text, std::size_t begin, std::si
   std::sort(found.begin(), found.end());
   std::vector<int> candidates;
   filter_.AllPotentials(found, &candidates);
-  for (const int index : candidates) {
-    if (starts.contains(index) || std::binary_search(always_.begin(), always_.end(), index)) continue;
-    if (filter_.GetRE2(index).Match(stretch, 0, stretch.size(), RE2::UNANCHORED, nullptr, 0)) {
-      starts.emplace(index, begin);
+  std::erase_if(candidates, [&](int index) {
+    return starts.contains(index) || std::binary_search(always_.begin(), always_.end(), index);
+  });
+  for (const int index : match_candidates(stretch, candidates)) starts.emplace(index, begin);
+  return true;
+}
+
+std::shared_ptr<const RE2::Set> Prefilter::set_for(const std::vector<int>& indices) const {
+  auto& cache = *candidate_sets_;
+  const std::lock_guard hold(cache.lock);
+  auto known = cache.sets.find(indices);
+  if (known == cache.sets.end()) {
+    if (cache.sets.size() < kMaxCombinationsRemembered) cache.sets.emplace(indices, CandidateSet{});
+    return nullptr;
+  }
+  auto& entry = known->second;
+  if (entry.tried || cache.built >= kMaxCandidateSets) return entry.set;
+  entry.tried = true;
+  ++cache.built;
+  auto set = std::make_shared<RE2::Set>(options_, RE2::UNANCHORED);
+  for (const int index : indices) set->Add(filter_.GetRE2(index).pattern(), nullptr);
+  if (set->Compile()) entry.set = std::move(set);
+  return entry.set;
+}
+
+std::size_t Prefilter::candidate_sets() const {
+  const std::lock_guard hold(candidate_sets_->lock);
+  return candidate_sets_->built;
+}
+
+void Prefilter::give_up(const std::vector<int>& indices) const {
+  auto& cache = *candidate_sets_;
+  const std::lock_guard hold(cache.lock);
+  cache.sets[indices].set = nullptr;
+}
+
+std::vector<int> Prefilter::match_candidates(std::string_view stretch, const std::vector<int>& indices) const {
+  std::vector<int> matched;
+  if (indices.size() > 1) {
+    if (const auto set = set_for(indices)) {
+      std::vector<int> found;
+      RE2::Set::ErrorInfo info{};
+      if (set->Match(stretch, &found, &info)) {
+        for (const int position : found) matched.push_back(indices[static_cast<std::size_t>(position)]);
+        return matched;
+      }
+      if (info.kind == RE2::Set::kNoError) return matched;
+      give_up(indices);  // out of memory: each alone from now on
     }
   }
-  return true;
+  for (const int index : indices) {
+    if (filter_.GetRE2(index).Match(stretch, 0, stretch.size(), RE2::UNANCHORED, nullptr, 0)) matched.push_back(index);
+  }
+  return matched;
 }
 
 bool Prefilter::search_always(std::string_view text, std::map<int, std::size_t>& starts) const {

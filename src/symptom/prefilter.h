@@ -12,7 +12,10 @@
 //    repeats itself, and a line seen once cannot start a first match again;
 //  - a pattern whose atoms a stretch holds is then searched alone over it;
 //  - the few patterns with no atom to require stay in a small RE2::Set run over
-//    the whole text.
+//    the whole text;
+//  - when the same patterns are candidates for stretch after stretch (an
+//    AMD_LOG_LEVEL=3 trace says "hip" and "error" every few lines), they go
+//    into one small set of their own, searched in one pass instead of one each.
 #pragma once
 
 #include <re2/filtered_re2.h>
@@ -20,6 +23,8 @@
 #include <re2/set.h>
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,8 +60,11 @@ class Prefilter {
   // How many patterns have no atom and are always searched (for the figures).
   [[nodiscard]] std::size_t unfiltered() const { return always_.size(); }
 
+  // How many sets of recurring candidates the searches so far have made.
+  [[nodiscard]] std::size_t candidate_sets() const;
+
  private:
-  explicit Prefilter(const RE2::Options& set_options);
+  Prefilter(const RE2::Options& options, const RE2::Options& set_options);
 
   // The patterns with no atom that the text matches, into `starts`; false when the set's DFA ran out of memory.
   bool search_always(std::string_view text, std::map<int, std::size_t>& starts) const;
@@ -65,7 +73,30 @@ class Prefilter {
   bool search_stretch(std::string_view text, std::size_t begin, std::size_t end,
                       std::map<int, std::size_t>& starts) const;
 
+  // The candidates among `indices` (ascending) that match `stretch`: searched in
+  // one set of their own once the same candidates recur, else each alone.
+  [[nodiscard]] std::vector<int> match_candidates(std::string_view stretch, const std::vector<int>& indices) const;
+
+  // The set for candidates `indices`, made on their second appearance; null
+  // before that, past the bound, or when it could not be compiled or ran out
+  // of memory once (`give_up`).
+  [[nodiscard]] std::shared_ptr<const RE2::Set> set_for(const std::vector<int>& indices) const;
+  void give_up(const std::vector<int>& indices) const;
+
+  // The sets of candidates that recur, each with its patterns' memory.
+  struct CandidateSet {
+    bool tried = false;
+    std::shared_ptr<const RE2::Set> set;
+  };
+  struct CandidateSets {
+    std::mutex lock;
+    std::map<std::vector<int>, CandidateSet> sets;
+    std::size_t built = 0;
+  };
+
   re2::FilteredRE2 filter_;
+  RE2::Options options_;  // each pattern's
+  std::unique_ptr<CandidateSets> candidate_sets_ = std::make_unique<CandidateSets>();
   RE2::Set atoms_;           // every atom, quoted
   bool any_atom_ = false;    // whether atoms_ holds any (and was compiled)
   RE2::Set always_set_;      // the patterns with no atom

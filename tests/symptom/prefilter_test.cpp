@@ -98,6 +98,27 @@ TEST(Prefilter, AMessageAfterALongRepetitionIsFound) {
   EXPECT_EQ(first_match_line(prefilter, log, 0), 20'001U);
 }
 
+// An AMD_LOG_LEVEL=3 trace (the loop of legacy-rocm-build#2804): every
+// stretch holds "hip" and "error", so the same patterns are candidates stretch
+// after stretch and are searched together in a set of their own. Each must
+// still be found at its own first line, and only there.
+TEST(Prefilter, CandidatesThatRecurAreFoundTogetherAtTheirFirstLine) {
+  // The trace's lines hold every pattern's atoms and match none of them.
+  const auto prefilter = built({"\\bhip\\w*.{0,40}\\berror\\b", "\\bhipgetlasterror: returned hip(?:[^s]|s[^u])",
+                                "\\bhip\\w*\\s*:.{0,60}\\berror:"});
+  std::string log;
+  for (std::size_t clock = 0; clock < 3000; ++clock) {
+    log += ":3:hip_error.cpp            :36  : " + std::to_string(893897958 + 3 * clock) +
+           " us: [pid:110   tid:0x7f5fe9669740]  hipGetLastError: Returned hipSuccess : \n";
+    if (clock == 1500) log += ":1:hip_memory.cpp : hipMalloc failed with error 1\n";
+    if (clock == 2500) log += ":1:hip_error.cpp : hipGetLastError: Returned hipErrorOutOfMemory\n";
+  }
+  EXPECT_EQ(first_match_line(prefilter, log, 0), 1502U);
+  EXPECT_EQ(first_match_line(prefilter, log, 1), 2503U);
+  EXPECT_EQ(first_match_line(prefilter, log, 2), 0U);
+  EXPECT_GE(prefilter.candidate_sets(), 1U) << "the recurring candidates were searched one by one";
+}
+
 TEST(Prefilter, APatternWithNoAtomToRequireIsStillSearched) {
   // No literal of three characters: nothing for the prefilter to require.
   const auto prefilter = built({"\\bx[0-9]+y\\b", "page fault"});
