@@ -74,6 +74,11 @@ struct Family {
   // tool, source file and function names, its subsystem's words). A failing line no
   // pattern explains that names one is this family's, before any vote by words.
   std::string terms;
+  // RE2 with the pattern's macros: a message's form that only this family's
+  // component prints (a compiler's `file:line:col: error:`). It names the family
+  // of a failing line that names no family's own term; a term on the line, even
+  // after the form, says better what failed (the library whose header is missing).
+  std::string form_terms;
 };
 
 // The families of an error_families.json text; an error names the file, the family and field.

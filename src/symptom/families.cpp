@@ -31,6 +31,7 @@ Family read_family(const Json& entry) {
   family.general = entry.value("general", false);
   family.except = entry.value("except", std::string());
   family.terms = entry.value("terms", std::string());
+  family.form_terms = entry.value("form_terms", std::string());
   return family;
 }
 

@@ -101,11 +101,13 @@ bool is_hex_run(std::string_view word) {
                                          [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
-// A family's terms, macros expanded; nullptr for a family without terms.
-tl::expected<std::unique_ptr<RE2>, std::string> compile_terms(const Family& family) {
-  if (family.terms.empty()) return std::unique_ptr<RE2>();
-  auto regex = std::make_unique<RE2>(expand_pattern(family.terms), pattern_options());
-  if (!regex->ok()) return tl::unexpected("error family " + family.id + ": terms: " + regex->error());
+// A family's terms (`field` names which), macros expanded; nullptr for none.
+tl::expected<std::unique_ptr<RE2>, std::string> compile_terms(const Family& family, const std::string& terms,
+                                                              std::string_view field) {
+  if (terms.empty()) return std::unique_ptr<RE2>();
+  auto regex = std::make_unique<RE2>(expand_pattern(terms), pattern_options());
+  if (!regex->ok())
+    return tl::unexpected("error family " + family.id + ": " + std::string(field) + ": " + regex->error());
   return regex;
 }
 
@@ -170,9 +172,12 @@ tl::expected<WordModel, std::string> WordModel::build(const std::vector<Signatur
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < families.size(); ++i) index.emplace(families[i].id, i);
   for (const auto& family : families) {
-    auto terms = compile_terms(family);
+    auto terms = compile_terms(family, family.terms, "terms");
     if (!terms) return tl::unexpected(terms.error());
     model.terms_.push_back(std::move(*terms));
+    auto form = compile_terms(family, family.form_terms, "form_terms");
+    if (!form) return tl::unexpected(form.error());
+    model.form_terms_.push_back(std::move(*form));
     model.general_.push_back(family.general);
   }
   // Only a vote by words reads the weights: with it off, start-up need not learn them.
@@ -220,24 +225,25 @@ std::optional<WordModel::Vote> WordModel::vote(std::string_view line) const {
   return vote;
 }
 
-// The family whose term the line names: a specific family before a catch-all,
-// then the term that comes first on the line (the component a message starts
+// The family whose term the line names: a specific family's term first, then
+// a form only one family's component prints, then a catch-all's term; among
+// equals the term that comes first on the line (the component a message starts
 // with is the one that printed it: "rocBLAS error from hip error code ..."),
 // then the family listed first.
 std::optional<WordModel::Vote> WordModel::term_vote(std::string_view line) const {
   std::optional<Vote> best;
-  std::size_t best_at = 0;
-  for (std::size_t family = 0; family < terms_.size(); ++family) {
+  std::pair<int, std::size_t> best_rank;  // (kind of term, where on the line)
+  const auto consider = [&](std::size_t family, const RE2* terms, int kind) {
     re2::StringPiece found;
-    if (!terms_[family] || !terms_[family]->Match(line, 0, line.size(), RE2::UNANCHORED, &found, 1) || found.empty()) {
-      continue;
-    }
-    const auto at = static_cast<std::size_t>(found.data() - line.data());
-    const bool better = !best || (general_[best->family] && !general_[family]) ||
-                        (general_[best->family] == general_[family] && at < best_at);
-    if (!better) continue;
+    if (terms == nullptr || !terms->Match(line, 0, line.size(), RE2::UNANCHORED, &found, 1) || found.empty()) return;
+    const std::pair rank{kind, static_cast<std::size_t>(found.data() - line.data())};
+    if (best && rank >= best_rank) return;
     best = Vote{family, 0, {}, std::string(found.data(), found.size())};
-    best_at = at;
+    best_rank = rank;
+  };
+  for (std::size_t family = 0; family < terms_.size(); ++family) {
+    consider(family, terms_[family].get(), general_[family] ? 2 : 0);
+    consider(family, form_terms_[family].get(), 1);
   }
   return best;
 }

@@ -62,9 +62,10 @@ class WordModel {
   std::unordered_set<std::string> stop_;
   std::unordered_map<std::string, std::vector<Weight>> weights_;
   std::size_t family_count_ = 0;
-  std::vector<std::unique_ptr<RE2>> terms_;  // per family: its terms, or nullptr
-  std::vector<const RE2*> except_;           // per family: the lines that are not its, or nullptr
-  std::vector<bool> general_;                // per family: a catch-all (its terms yield)
+  std::vector<std::unique_ptr<RE2>> terms_;       // per family: its terms, or nullptr
+  std::vector<std::unique_ptr<RE2>> form_terms_;  // per family: its form terms, or nullptr
+  std::vector<const RE2*> except_;                // per family: the lines that are not its, or nullptr
+  std::vector<bool> general_;                     // per family: a catch-all (its terms yield)
 };
 
 // The words of a line as the layer counts them: lower case, split at anything

@@ -256,9 +256,11 @@ TEST(ErrorFamilies, TheTextBlockSaysWhichTermOfAFamilyAnUnknownMessageNamed) {
 TEST(ErrorFamilies, EverySpecificFamilyHasTermsThatCompile) {
   for (const auto& family : families()) {
     EXPECT_TRUE(family.general || !family.terms.empty()) << family.id << " has no terms";
-    if (family.terms.empty()) continue;
-    const RE2 terms(expand_pattern(family.terms), RE2::Quiet);
-    EXPECT_TRUE(terms.ok()) << family.id << ": " << terms.error();
+    for (const auto* field : {&family.terms, &family.form_terms}) {
+      if (field->empty()) continue;
+      const RE2 terms(expand_pattern(*field), RE2::Quiet);
+      EXPECT_TRUE(terms.ok()) << family.id << ": " << terms.error();
+    }
   }
 }
 

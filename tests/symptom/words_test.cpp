@@ -260,6 +260,53 @@ TEST(Terms, TermsThatRE2RefusesAreAnErrorNamingTheFamily) {
   EXPECT_EQ(built.error().rfind("error family collective: terms: ", 0), 0U) << built.error();
 }
 
+// Form terms: a message's form that one family's component prints (a
+// compiler's `file:line:col: error:`) names that family only when no family's
+// own term names the line.
+Matcher build_with_form_terms() {
+  auto families = families_taught();
+  families[0].form_terms = R"(\.cpp:\d+:\d+: error:)";
+  families[1].terms = "\\b[rn]ccl\\w*";
+  families[2].terms = "\\bamdgpu\\b";
+  auto built = Matcher::build(taught(), std::move(families), &matcher_settings());
+  EXPECT_TRUE(built) << built.error();
+  return std::move(*built);
+}
+
+// Matches point into their matcher, which must outlive them.
+const Matcher& form_matcher() {
+  static const Matcher built = build_with_form_terms();
+  return built;
+}
+
+TEST(FormTerms, ALineOnlyAFormNamesIsTheFormsFamilys) {
+  const auto matches = form_matcher().scan("src/queue.cpp:60:7: error: no member named 'size'");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches[0].family->id, "firmware");
+  EXPECT_TRUE(matches[0].by_term());
+  EXPECT_EQ(matches[0].term, ".cpp:60:7: error:");
+}
+
+TEST(FormTerms, AFamilysTermOnTheLineWinsOverTheFormEvenWhenLater) {
+  const auto matches = form_matcher().scan("src/queue.cpp:60:7: fatal error: 'rccl.h' file not found");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches[0].family->id, "collective");
+}
+
+TEST(FormTerms, TheFormWinsOverACatchAllsTerm) {
+  const auto matches = form_matcher().scan("amdgpu/queue.cpp:60:7: error: no member named 'size'");
+  ASSERT_EQ(matches.size(), 1U);
+  EXPECT_EQ(matches[0].family->id, "firmware");
+}
+
+TEST(FormTerms, FormTermsThatRE2RefusesAreAnErrorNamingTheFamilyAndField) {
+  auto families = families_taught();
+  families[0].form_terms = "cpp(";
+  const auto built = Matcher::build(taught(), std::move(families), &matcher_settings());
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().rfind("error family firmware: form_terms: ", 0), 0U) << built.error();
+}
+
 // A family's except names lines that are not its: neither its pattern nor a vote
 // gives it such a line, by term or by words.
 TEST(Terms, AVoteForAFamilyWhoseExceptNamesTheLineIsNoVote) {
