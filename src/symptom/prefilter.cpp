@@ -90,18 +90,16 @@ RE2::Options pattern_options(int64_t max_mem) {
   return options;
 }
 
-Prefilter::Prefilter(const RE2::Options& options, const RE2::Options& set_options)
+Prefilter::Prefilter(const RE2::Options& options, int64_t set_memory)
     : filter_(kMinAtomLength),
       options_(with_memory(options, kCandidateSetMemory)),
-      atoms_(set_options, RE2::UNANCHORED),
-      always_set_(set_options, RE2::UNANCHORED) {}
+      atoms_(with_memory(options, set_memory), RE2::UNANCHORED),
+      always_set_(with_memory(options, set_memory), RE2::UNANCHORED) {}
 
 tl::expected<Prefilter, std::string> Prefilter::build(const std::vector<std::string>& patterns,
                                                       const std::vector<std::string>& names,
                                                       const RE2::Options& options, int64_t set_memory) {
-  RE2::Options set_options = options;
-  set_options.set_max_mem(set_memory);
-  Prefilter built(options, set_options);
+  Prefilter built(options, set_memory);
   for (std::size_t i = 0; i < patterns.size(); ++i) {
     int id = 0;
     if (built.filter_.Add(patterns[i], options, &id) != RE2::NoError) {

@@ -64,7 +64,8 @@ class Prefilter {
   [[nodiscard]] std::size_t candidate_sets() const;
 
  private:
-  Prefilter(const RE2::Options& options, const RE2::Options& set_options);
+  // `options` are each pattern's; the atoms' and always-searched sets get `set_memory`.
+  Prefilter(const RE2::Options& options, int64_t set_memory);
 
   // The patterns with no atom that the text matches, into `starts`; false when the set's DFA ran out of memory.
   bool search_always(std::string_view text, std::map<int, std::size_t>& starts) const;

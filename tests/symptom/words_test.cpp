@@ -208,6 +208,7 @@ TEST(Words, TheWordsVoteSettingMustBeTrueOrFalse) {
 Matcher build_with_terms() {
   auto families = families_taught();
   families[0].terms = "\\bsmu\\w*|\\bpmfw\\b";
+  families[0].form_terms = R"(\.cpp:\d+:\d+: error:)";  // see FormTerms below
   families[1].terms = "\\b[rn]ccl\\w*";
   families[2].terms = "\\bamdgpu\\b";
   auto built = Matcher::build(taught(), std::move(families), &matcher_settings());
@@ -215,6 +216,7 @@ Matcher build_with_terms() {
   return std::move(*built);
 }
 
+// Matches point into their matcher, which must outlive them.
 const Matcher& term_matcher() {
   static const Matcher built = build_with_terms();
   return built;
@@ -262,25 +264,9 @@ TEST(Terms, TermsThatRE2RefusesAreAnErrorNamingTheFamily) {
 
 // Form terms: a message's form that one family's component prints (a
 // compiler's `file:line:col: error:`) names that family only when no family's
-// own term names the line.
-Matcher build_with_form_terms() {
-  auto families = families_taught();
-  families[0].form_terms = R"(\.cpp:\d+:\d+: error:)";
-  families[1].terms = "\\b[rn]ccl\\w*";
-  families[2].terms = "\\bamdgpu\\b";
-  auto built = Matcher::build(taught(), std::move(families), &matcher_settings());
-  EXPECT_TRUE(built) << built.error();
-  return std::move(*built);
-}
-
-// Matches point into their matcher, which must outlive them.
-const Matcher& form_matcher() {
-  static const Matcher built = build_with_form_terms();
-  return built;
-}
-
+// own term names the line (term_matcher's firmware family has one).
 TEST(FormTerms, ALineOnlyAFormNamesIsTheFormsFamilys) {
-  const auto matches = form_matcher().scan("src/queue.cpp:60:7: error: no member named 'size'");
+  const auto matches = term_matcher().scan("src/queue.cpp:60:7: error: no member named 'size'");
   ASSERT_EQ(matches.size(), 1U);
   EXPECT_EQ(matches[0].family->id, "firmware");
   EXPECT_TRUE(matches[0].by_term());
@@ -288,13 +274,13 @@ TEST(FormTerms, ALineOnlyAFormNamesIsTheFormsFamilys) {
 }
 
 TEST(FormTerms, AFamilysTermOnTheLineWinsOverTheFormEvenWhenLater) {
-  const auto matches = form_matcher().scan("src/queue.cpp:60:7: fatal error: 'rccl.h' file not found");
+  const auto matches = term_matcher().scan("src/queue.cpp:60:7: fatal error: 'rccl.h' file not found");
   ASSERT_EQ(matches.size(), 1U);
   EXPECT_EQ(matches[0].family->id, "collective");
 }
 
 TEST(FormTerms, TheFormWinsOverACatchAllsTerm) {
-  const auto matches = form_matcher().scan("amdgpu/queue.cpp:60:7: error: no member named 'size'");
+  const auto matches = term_matcher().scan("amdgpu/queue.cpp:60:7: error: no member named 'size'");
   ASSERT_EQ(matches.size(), 1U);
   EXPECT_EQ(matches[0].family->id, "firmware");
 }
