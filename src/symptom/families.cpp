@@ -1,5 +1,5 @@
 // Reads checks/data/error_families.json into Families through its typed loader, and
-// expands the pattern macros both data files may use ({hex}, {n}, {path}, {sp}).
+// expands the pattern macros both data files may use ({hex}, {n}, {path}, {sp}, {frame}).
 #include <re2/re2.h>
 
 #include <array>
@@ -101,11 +101,17 @@ const FamiliesTable* families_table() {
 
 // What each macro stands for. Numbers and addresses differ in every report,
 // so patterns name their shape, never their value.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kMacros = {{
+// {frame} follows a library's name in a crash's stack frame, in the three forms
+// reports carry: glibc's backtrace "libX.so.1(+0x1a2b)" or "libX.so(sym+0x1a)",
+// a Windows stack "X.dll + 0x1a2b", and Windows Error Reporting's
+// "X.dll(0x7ff8...) + 0x1a2b byte(s)".
+constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kMacros = {{
     {"{hex}", "(?:0x)?[0-9a-f]+"},
     {"{n}", "[0-9]+"},
     {"{path}", "[^\\s:'\"]+"},
     {"{sp}", "[ \\t]+"},
+    {"{frame}",
+     "(?:\\.so[\\w.]*\\([\\w$.]*\\+0x[0-9a-f]+\\)|\\.dll\\s*\\+\\s*0x[0-9a-f]+|\\.dll\\(0x[0-9a-f]+\\) \\+ 0x[0-9a-f]+ byte)"},
 }};
 
 }  // namespace

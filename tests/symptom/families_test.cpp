@@ -10,6 +10,7 @@
 #include "core/explain.h"
 #include "render/formats.h"
 #include "rocm_doctor/symptom.h"
+#include "symptom/prefilter.h"
 
 namespace rocm_doctor::symptom {
 namespace {
@@ -277,6 +278,17 @@ TEST(ErrorFamilies, PatternMacrosExpandToTheirShapes) {
   EXPECT_EQ(expand_pattern("node-{n} at {hex}"), "node-[0-9]+ at (?:0x)?[0-9a-f]+");
   EXPECT_EQ(expand_pattern("a{2,3}"), "a{2,3}") << "RE2 repetition counts stay";
   EXPECT_EQ(expand_pattern("\\{n}"), "\\{n}") << "an escaped brace is literal";
+}
+
+TEST(ErrorFamilies, FrameMacroMatchesAStackFrameInsideTheNamedLibrary) {
+  const RE2 frame(expand_pattern("\\b(?:lib)?rocblas\\w*{frame}"), pattern_options());
+  ASSERT_TRUE(frame.ok()) << frame.error();
+  EXPECT_TRUE(RE2::PartialMatch("#3 librocblas.so.4(+0x4a1b2c) [0x7f00]", frame)) << "glibc backtrace";
+  EXPECT_TRUE(RE2::PartialMatch("librocblas.so.4.2(rocblas_gemm_ex+0x1c)", frame)) << "glibc, symbol";
+  EXPECT_TRUE(RE2::PartialMatch("rocblas.dll + 0x3f2a10", frame)) << "Windows stack";
+  EXPECT_TRUE(RE2::PartialMatch("rocblas.dll(0x7ff8a1b2) + 0x1f2 byte(s)", frame)) << "Windows Error Reporting";
+  EXPECT_FALSE(RE2::PartialMatch("loaded librocblas.so.4 from /opt/rocm/lib", frame)) << "a load line is no frame";
+  EXPECT_FALSE(RE2::PartialMatch("librocblas.so.4 (0x00007f3a)", frame)) << "ldd's output is no frame";
 }
 
 }  // namespace
