@@ -111,7 +111,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kMacros =
     {"{path}", "[^\\s:'\"]+"},
     {"{sp}", "[ \\t]+"},
     {"{frame}",
-     "(?:\\.so[\\w.]*\\([\\w$.]*\\+0x[0-9a-f]+\\)|\\.dll\\s*\\+\\s*0x[0-9a-f]+|\\.dll\\(0x[0-9a-f]+\\) \\+ 0x[0-9a-f]+ byte)"},
+     "(?:\\.so[\\w.]*\\([\\w$.]*\\+0x[0-9a-f]+\\)"       // glibc's backtrace
+     "|\\.dll\\s*\\+\\s*0x[0-9a-f]+"                     // a Windows stack
+     "|\\.dll\\(0x[0-9a-f]+\\) \\+ 0x[0-9a-f]+ byte)"},  // Windows Error Reporting
 }};
 
 }  // namespace
